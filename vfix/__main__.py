@@ -1,0 +1,3 @@
+from vfix.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""One module per `vfix` sub-command; each only parses options and calls the library."""
