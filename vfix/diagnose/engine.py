@@ -1,0 +1,227 @@
+"""Logs -> signatures -> ranked candidates (layer, root cause, evidence, fix).
+
+Ranking: real causes before consequences (watchdog timeouts, "other ranks", connection resets,
+"engine core initialization failed") before hints; then confidence; then the earliest line,
+so with interleaved ranks the first rank to fail wins.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+from vfix.diagnose import nccl, suspicious
+from vfix.diagnose.model import Candidate, Diagnosis, Evidence, FixStep, Status
+from vfix.diagnose.scanner import Scanner
+from vfix.diagnose.signatures import Pattern, Signature, load_signatures
+from vfix.diagnose.sources import line_source
+from vfix.errors import VfixError
+
+MAX_EVIDENCE = 5
+_KIND_ORDER = {"cause": 0, "consequence": 1, "hint": 2}
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+@dataclass
+class _Consumer:
+    signature: int
+    pattern: Pattern
+    is_context: bool
+
+
+@dataclass
+class _Matched:
+    evidence: list[Evidence] = field(default_factory=list)
+    count: int = 0
+    failing: bool = False  # at least one line not logged at a benign level (INFO/WARNING)
+    groups: dict[str, str] = field(default_factory=dict)
+
+
+class _Plan:
+    """The keyword table for one set of signatures: keyword -> who consumes a line holding it."""
+
+    def __init__(self, signatures: Sequence[Signature]) -> None:
+        self.signatures = tuple(signatures)
+        self.keywords: list[str] = []
+        self.consumers: list[list[_Consumer]] = []
+        self.suspicious_score: list[int] = []
+        self.feeds_nccl: list[bool] = []
+        index: dict[str, int] = {}
+
+        def slot(keyword: str) -> int:
+            if keyword not in index:
+                index[keyword] = len(self.keywords)
+                self.keywords.append(keyword)
+                self.consumers.append([])
+                self.suspicious_score.append(0)
+                self.feeds_nccl.append(False)
+            return index[keyword]
+
+        for number, signature in enumerate(self.signatures):
+            for pattern in signature.match:
+                self.consumers[slot(pattern.keyword)].append(_Consumer(number, pattern, False))
+            for pattern in signature.context:
+                self.consumers[slot(pattern.keyword)].append(_Consumer(number, pattern, True))
+        for keyword, score in suspicious.KEYWORDS.items():
+            self.suspicious_score[slot(keyword)] = score
+        for keyword in nccl.KEYWORDS:
+            self.feeds_nccl[slot(keyword)] = True
+
+
+_default_plan: _Plan | None = None
+
+
+def _plan() -> _Plan:
+    global _default_plan
+    if _default_plan is None:
+        _default_plan = _Plan(load_signatures())
+    return _default_plan
+
+
+def diagnose_stream(stream: BinaryIO, name: str = "-",
+                    signatures: Sequence[Signature] | None = None) -> Diagnosis:
+    """Diagnose one input read from a binary stream, in bounded memory."""
+    plan = _Plan(signatures) if signatures is not None else _plan()
+    scanner = Scanner(plan.keywords)
+    matched: dict[int, _Matched] = {}
+    context_seen: set[int] = set()
+    lines = suspicious.SuspiciousLines()
+    summary = nccl.NcclAccumulator()
+
+    for hit in scanner.scan(stream):
+        score = 0
+        to_nccl = False
+        for keyword in hit.keywords:
+            score = max(score, plan.suspicious_score[keyword])
+            to_nccl = to_nccl or plan.feeds_nccl[keyword]
+            for consumer in plan.consumers[keyword]:
+                _consume(consumer, hit.line, hit.text, matched, context_seen)
+        if score:
+            lines.feed(hit.line, hit.text, score)
+        if to_nccl:
+            summary.feed(hit.line, hit.text)
+
+    if scanner.bytes == 0:
+        return _unusable(name, "the input is empty")
+    if scanner.binary:
+        return _unusable(name, "the input is not text (binary data)", scanner)
+    candidates = _rank(plan.signatures, matched, context_seen)
+    return _conclude(name, candidates, lines, summary.summary(scanner.last_nccl), scanner)
+
+
+def _consume(consumer: _Consumer, line: int, text: str, matched: dict[int, _Matched],
+             context_seen: set[int]) -> None:
+    regex = consumer.pattern.compiled
+    found = regex.search(text) if regex else None
+    if regex and not found:
+        return
+    if consumer.is_context:
+        context_seen.add(consumer.signature)
+        return
+    record = matched.setdefault(consumer.signature, _Matched())
+    if record.evidence and record.evidence[-1].line == line:
+        return  # two patterns of one signature on one line count once
+    record.count += 1
+    record.failing = record.failing or not suspicious.is_benign_level(text)
+    if len(record.evidence) < MAX_EVIDENCE:
+        record.evidence.append(Evidence(line, text, line_source(text)))
+    if found and not record.groups:
+        record.groups = {k: v for k, v in found.groupdict().items() if v is not None}
+
+
+def _fill(template: str, groups: dict[str, str]) -> str:
+    return _PLACEHOLDER.sub(lambda m: groups.get(m.group(1), "?"), template)
+
+
+def _rank(signatures: Sequence[Signature], matched: dict[int, _Matched],
+          context_seen: set[int]) -> list[Candidate]:
+    candidates = []
+    for number, record in matched.items():
+        signature = signatures[number]
+        if signature.context and number not in context_seen:
+            continue
+        kind, confidence = signature.kind, signature.confidence
+        if not record.failing:  # only seen in INFO/WARNING lines: a note, not the failure
+            kind, confidence = "hint", round(confidence / 2, 2)
+        candidates.append(Candidate(
+            layer=signature.layer.value,
+            root_cause=signature.root_cause,
+            confidence=confidence,
+            evidence=tuple(record.evidence),
+            explanation=_fill(signature.explanation, record.groups),
+            fix=tuple(FixStep(_fill(s.step, record.groups), s.role) for s in signature.fix),
+            check_next=tuple(_fill(c, record.groups) for c in signature.check_next),
+            signature=signature.id,
+            kind=kind,
+            matches=record.count,
+        ))
+    candidates.sort(key=lambda c: (_KIND_ORDER[c.kind], -c.confidence, c.evidence[0].line))
+    # One candidate per root cause: the best-ranked signature speaks for it.
+    seen: set[str] = set()
+    unique = []
+    for candidate in candidates:
+        if candidate.root_cause not in seen:
+            seen.add(candidate.root_cause)
+            unique.append(candidate)
+    return unique
+
+
+def _conclude(name: str, candidates: list[Candidate], lines: suspicious.SuspiciousLines,
+              summary: nccl.NcclSummary | None, scanner: Scanner) -> Diagnosis:
+    failing = [c for c in candidates if c.kind != "hint"]
+    if failing:
+        status = Status.CAUSE_FOUND
+    elif lines.count:
+        status = Status.UNKNOWN
+    else:
+        status = Status.NO_FAILURE
+    causes = [c for c in candidates if c.kind == "cause"]
+    first = min((c.evidence[0] for c in causes), key=lambda e: e.line, default=None)
+    first = first or lines.first_failure()
+    top = failing[0] if failing else None
+    root_cause = top.root_cause if top else ("unknown" if status is Status.UNKNOWN else "none")
+    return Diagnosis(
+        input=name,
+        status=status,
+        root_cause=root_cause,
+        layer=top.layer if top else None,
+        candidates=tuple(candidates),
+        first_failure=first,
+        suspicious=lines.top() if status is not Status.CAUSE_FOUND else lines.top()[:3],
+        nccl=summary,
+        lines=scanner.lines,
+        bytes=scanner.bytes,
+    )
+
+
+def _unusable(name: str, note: str, scanner: Scanner | None = None) -> Diagnosis:
+    return Diagnosis(
+        input=name, status=Status.UNUSABLE, root_cause="none", layer=None, candidates=(),
+        first_failure=None, suspicious=(), nccl=None,
+        lines=scanner.lines if scanner else 0, bytes=scanner.bytes if scanner else 0, note=note,
+    )
+
+
+def diagnose_text(text: str | bytes, name: str = "-") -> Diagnosis:
+    """Diagnose a log held in memory (str or bytes)."""
+    data = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
+    return diagnose_stream(io.BytesIO(data), name=name)
+
+
+def diagnose_paths(paths: Iterable[str | Path]) -> tuple[Diagnosis, ...]:
+    """Diagnose each file (streamed). A missing or unreadable file is an operational error."""
+    results = []
+    for path in paths:
+        path = Path(path)
+        try:
+            with path.open("rb") as stream:
+                results.append(diagnose_stream(stream, name=str(path)))
+        except IsADirectoryError as error:
+            raise VfixError(f"{path}: is a directory, not a log file") from error
+        except OSError as error:
+            raise VfixError(f"{path}: {error.strerror or error}") from error
+    return tuple(results)

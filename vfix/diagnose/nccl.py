@@ -1,0 +1,113 @@
+"""Summarises NCCL_DEBUG=INFO output: version, transports per channel, IB, interfaces, stop point.
+
+Formats follow NCCL's own INFO/WARN messages (src/init.cc, src/transport/*.cc,
+src/misc/socket.cc, src/transport/net_ib.cc) from 2.10 to 2.28.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from vfix.diagnose.model import Evidence, NcclSummary
+from vfix.diagnose.sources import line_source
+
+# Lines the summary reads; the scanner only hands over lines holding one of these.
+KEYWORDS = (
+    "NCCL version", "cudaDriverVersion", "NET/IB", "NET/Socket", "Bootstrap", "via ",
+    "Using network", "NCCL WARN", "Init START", "Init COMPLETE",
+)
+_MAX_WARNINGS = 10
+_MAX_RANKS = 100_000
+
+_VERSION = re.compile(r"NCCL version (\S+)")
+_DRIVER = re.compile(r"cudaDriverVersion (\d+)")
+_CHANNEL = re.compile(r"Channel \d+(?:/\d+)? ?: \d+\[[\w.]+\] -> \d+\[[\w.]+\].* via (.+)$")
+_IB_NONE = re.compile(r"NET/IB ?: No device found")
+_IB_USING = re.compile(r"NET/IB ?: Using (.*?);? ?OOB")
+_IB_DEVICE = re.compile(r"\[\d+\]([\w.-]+:\d+/\w+)")
+_SOCKET_USING = re.compile(r"(?:NET/Socket|Bootstrap) ?: ?Using (.+)$")
+_SOCKET_DEVICE = re.compile(r"(?:\[\d+\])?([\w.-]+:[\w.:%-]+)(?:<\d+>)?")
+_NETWORK = re.compile(r"Using network (\w+)")
+_INIT = re.compile(r"rank (\d+) nranks (\d+).* Init (START|COMPLETE)")
+
+
+def transport_of(via: str) -> str:
+    """'NET/IB/0/GDRDMA' -> 'NET/IB', 'P2P/IPC/read' -> 'P2P/IPC', 'SHM/direct/direct' -> 'SHM'."""
+    parts = via.strip().split("/")
+    head = parts[0]
+    if head == "NET" and len(parts) > 1:
+        return f"NET/{parts[1]}"
+    if head == "P2P" and len(parts) > 1:
+        return f"P2P/{parts[1].split()[0]}"
+    if head.startswith("direct shared memory"):
+        return "SHM"
+    return head.split()[0] if head else "unknown"
+
+
+class NcclAccumulator:
+    """Fed one matching line at a time; bounded memory whatever the log's size."""
+
+    def __init__(self) -> None:
+        self.seen = False
+        self.version: str | None = None
+        self.cuda_driver: str | None = None
+        self.ib_found: bool | None = None
+        self.ib_devices: dict[str, None] = {}
+        self.interfaces: dict[str, None] = {}
+        self.network: str | None = None
+        self.transports: Counter[str] = Counter()
+        self.started: set[int] = set()
+        self.completed: set[int] = set()
+        self.warnings: list[Evidence] = []
+
+    def feed(self, line: int, text: str) -> None:
+        if "NCCL" not in text:
+            return
+        self.seen = True
+        if "NCCL WARN" in text:
+            if len(self.warnings) < _MAX_WARNINGS:
+                self.warnings.append(Evidence(line, text, line_source(text)))
+            return
+        if found := _CHANNEL.search(text):
+            self.transports[transport_of(found.group(1))] += 1
+        elif found := _INIT.search(text):
+            ranks = self.started if found.group(3) == "START" else self.completed
+            if len(ranks) < _MAX_RANKS:
+                ranks.add(int(found.group(1)))
+        elif found := _VERSION.search(text):
+            self.version = self.version or found.group(1)
+        elif found := _DRIVER.search(text):
+            self.cuda_driver = self.cuda_driver or found.group(1)
+        elif _IB_NONE.search(text):
+            self.ib_found = bool(self.ib_devices)
+        elif found := _IB_USING.search(text):
+            devices = _IB_DEVICE.findall(found.group(1))
+            if devices:
+                self.ib_found = True
+                self.ib_devices.update(dict.fromkeys(devices))
+        elif found := _SOCKET_USING.search(text):
+            for device in _SOCKET_DEVICE.findall(found.group(1))[:8]:
+                self.interfaces[device] = None
+        elif found := _NETWORK.search(text):
+            self.network = found.group(1)
+
+    def summary(self, last_line: tuple[int, str] | None) -> NcclSummary | None:
+        if not self.seen:
+            return None
+        last = None
+        if last_line:
+            last = Evidence(last_line[0], last_line[1], line_source(last_line[1]))
+        return NcclSummary(
+            version=self.version,
+            cuda_driver=self.cuda_driver,
+            ib_found=self.ib_found,
+            ib_devices=tuple(self.ib_devices),
+            interfaces=tuple(self.interfaces),
+            network=self.network,
+            transports=dict(sorted(self.transports.items())),
+            ranks_started=len(self.started),
+            ranks_completed=len(self.completed),
+            warnings=tuple(self.warnings),
+            last_line=last,
+        )
