@@ -27,6 +27,7 @@ def _register() -> None:
     # One line per sub-command; each module in vfix/commands/ owns its options.
     # Imported here, not at module top, so `import vfix.cli` stays cheap.
     from vfix.commands import diagnose; app.command("diagnose")(diagnose.diagnose)  # noqa: E702, I001
+    from vfix.commands import probe; app.command("probe")(probe.probe)  # noqa: E702, I001
     pass
 
 

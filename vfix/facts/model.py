@@ -42,6 +42,7 @@ class NcclLibrary(Frozen):
     origin: str = "unknown"  # system | pip | conda | local | torch-bundled | unknown
     package: str | None = None  # e.g. "nvidia-nccl-cu13" or "libnccl2"
     loaded_by_torch: bool = False
+    aliases: list[str] = Field(default_factory=list)  # symlinks / other paths to the same file
 
 
 class CudaRuntime(Frozen):
@@ -70,6 +71,8 @@ class Versions(Frozen):
     os_pretty: str | None = None
     kernel: str | None = None
     glibc: str | None = None
+    torch_cuda: str | None = None  # CUDA torch was built with (torch/version.py), e.g. "13.0"
+    nvml_version: str | None = None
     sources: dict[str, Source] = Field(default_factory=dict)
 
     def package(self, name: str) -> str | None:
@@ -88,6 +91,14 @@ class NvLink(Frozen):
     speed_gbps: float | None = None
 
 
+class MigDevice(Frozen):
+    index: int | None = None
+    gpu_instance_id: int | None = None
+    compute_instance_id: int | None = None
+    memory_total_mib: int | None = None
+    sm_count: int | None = None
+
+
 class Gpu(Frozen):
     index: int
     name: str | None = None
@@ -99,6 +110,7 @@ class Gpu(Frozen):
     persistence_mode: bool | None = None
     mig_mode_current: str | None = None  # "Enabled" | "Disabled" | None (not supported)
     mig_mode_pending: str | None = None
+    mig_devices: list[MigDevice] = Field(default_factory=list)
     compute_mode: str | None = None  # "Default" | "Exclusive_Process" | "Prohibited"
     ecc_mode_current: str | None = None
     ecc_uncorrected_volatile: int | None = None
@@ -122,6 +134,7 @@ class Gpu(Frozen):
     nvlinks: list[NvLink] | None = None  # None: NVLink not supported / not reported
     vbios: str | None = None
     numa_node: int | None = None
+    architecture: str | None = None  # "Hopper"
     sources: dict[str, Source] = Field(default_factory=dict)
 
 
