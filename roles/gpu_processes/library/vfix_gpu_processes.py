@@ -22,10 +22,12 @@ options:
   server_patterns: {type: list, elements: str, description: Live-server regexes.}
   protected_patterns: {type: list, elements: str, default: [], description: Extra protected.}
   users: {type: list, elements: str, default: [], description: Eligible owners (empty = all).}
+  extra_init_names: {type: list, elements: str, default: [], description: More subreapers.}
 """
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402 - after DOCUMENTATION
 from ansible.module_utils.vfix_stale_gpu import (  # noqa: E402
+    DEFAULT_INIT_NAMES,
     DEFAULT_SERVER_PATTERNS,
     Policy,
     read_process_table,
@@ -53,6 +55,7 @@ def main():
                                 "default": list(DEFAULT_SERVER_PATTERNS)},
             "protected_patterns": {"type": "list", "elements": "str", "default": []},
             "users": {"type": "list", "elements": "str", "default": []},
+            "extra_init_names": {"type": "list", "elements": "str", "default": []},
         },
         supports_check_mode=True,
     )
@@ -62,6 +65,7 @@ def main():
         server_patterns=tuple(params["server_patterns"]),
         protected_patterns=tuple(params["protected_patterns"]),
         users=tuple(params["users"]),
+        init_names=DEFAULT_INIT_NAMES + tuple(params["extra_init_names"]),
     )
     decisions = select_stale(read_process_table(), policy)
     stale = [d for d in decisions if d.stale]

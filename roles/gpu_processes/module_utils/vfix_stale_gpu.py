@@ -365,6 +365,7 @@ def terminate(selected: Sequence[Decision], grace_seconds: float, kill_wait_seco
               run: Callable[[list[str]], str | None] = run_command) -> TerminationReport:
     """SIGTERM, wait the grace period, SIGKILL what is left, then verify GPU memory is released."""
     report = TerminationReport(gpu_memory_used_before_mib=gpu_memory_used(run))
+    listed_before = set(compute_apps_memory(run))
     starts = {d.pid: d.start_ticks for d in selected}
     pids = list(starts)
     skipped = _signal_all(pids, starts, signal.SIGTERM)
@@ -382,26 +383,35 @@ def terminate(selected: Sequence[Decision], grace_seconds: float, kill_wait_seco
                                            f"ignored SIGTERM for {grace_seconds:g}s"))
         else:
             report.outcomes.append(Outcome(pid, "terminated-by-sigterm"))
-    _verify_release(report, pids, verify_timeout_seconds, run)
+    _verify_release(report, pids, listed_before, verify_timeout_seconds, run)
     return report
 
 
-def _verify_release(report: TerminationReport, pids: Sequence[int], timeout: float,
-                    run: Callable[[list[str]], str | None]) -> None:
+def _verify_release(report: TerminationReport, pids: Sequence[int], listed_before: set[int],
+                    timeout: float, run: Callable[[list[str]], str | None]) -> None:
+    """The ended pids must leave nvidia-smi's compute-apps list. When nvidia-smi never listed them
+    (another PID namespace, e.g. a container), total memory.used must drop instead."""
     if run(["nvidia-smi", "-L"]) is None:
         report.verification = "skipped: nvidia-smi is not available on this host"
         return
+    watched = set(pids) & listed_before
+    before_total = sum(report.gpu_memory_used_before_mib.values())
     deadline = time.monotonic() + timeout
-    holding = set(pids)
     while True:
-        holding = set(pids) & set(compute_apps_memory(run))
-        if not holding or time.monotonic() >= deadline:
+        holding = watched & set(compute_apps_memory(run))
+        report.gpu_memory_used_after_mib = gpu_memory_used(run)
+        dropped = sum(report.gpu_memory_used_after_mib.values()) < before_total
+        released = not holding if watched else dropped
+        if released or time.monotonic() >= deadline:
             break
         time.sleep(0.5)
-    report.gpu_memory_used_after_mib = gpu_memory_used(run)
-    report.memory_released = not holding
-    if holding:
-        report.verification = f"GPU memory still held by pid(s) {sorted(holding)}"
+    report.memory_released = released
+    if not released:
+        report.verification = (f"GPU memory still held by pid(s) {sorted(holding)}" if watched
+                               else "GPU memory.used did not drop after termination")
+    elif watched:
+        report.verification = (f"released: pid(s) {sorted(watched)} no longer listed by "
+                               "nvidia-smi --query-compute-apps")
     else:
-        report.verification = ("released: no terminated pid is listed by nvidia-smi "
-                               "--query-compute-apps")
+        report.verification = (f"released: memory.used fell from {before_total} MiB to "
+                               f"{sum(report.gpu_memory_used_after_mib.values())} MiB")
