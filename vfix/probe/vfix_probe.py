@@ -318,7 +318,7 @@ def _plain(value):
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     if hasattr(value, "_fields_"):
-        return {name: _plain(getattr(value, name)) for name, _ in value._fields_}
+        return {field[0]: _plain(getattr(value, field[0])) for field in value._fields_}
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
     return str(value)
