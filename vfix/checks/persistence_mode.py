@@ -28,7 +28,7 @@ class PersistenceMode(Check):
         yield self.finding(
             subject,
             "persistence mode is off on " + ", ".join(gpu_label(g) for g in off),
-            sub="off",
+            sub="disabled",
             expected="Enabled",
             observed="Disabled",
             evidence=[
