@@ -28,6 +28,7 @@ def _register() -> None:
     # Imported here, not at module top, so `import vfix.cli` stays cheap.
     from vfix.commands import diagnose; app.command("diagnose")(diagnose.diagnose)  # noqa: E702, I001
     from vfix.commands import probe; app.command("probe")(probe.probe)  # noqa: E702, I001
+    from vfix.commands import gather; app.command("gather")(gather.gather_command)  # noqa: E702, I001
     pass
 
 

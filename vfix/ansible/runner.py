@@ -24,6 +24,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from vfix.ansible.fact_cache import read_fact_cache
 from vfix.ansible.inventory import Inventory, load_inventory
 from vfix.ansible.paths import ansible_environment, ansible_home, playbook_path
 from vfix.ansible.progress import Progress
@@ -236,7 +237,7 @@ def _host_results(runner: Any, names: list[str],
         if status is HostOutcome.FAILED and reason is None:
             reason = "no task ran on this host" if stats else f"the run ended: {runner.status}"
         duration = (track.last - track.first) if track.first and track.last else None
-        facts = runner.get_fact_cache(host) or {}
+        facts = read_fact_cache(Path(runner.config.artifact_dir) / "fact_cache", host)
         results[host] = HostResult(host=host, status=status, reason=reason,
                                    failed_task=track.failed_task, changed=changed,
                                    duration_s=duration, facts=MappingProxyType(dict(facts)))
