@@ -30,6 +30,8 @@ def _register() -> None:
     from vfix.commands import probe; app.command("probe")(probe.probe)  # noqa: E702, I001
     from vfix.commands import gather; app.command("gather")(gather.gather_command)  # noqa: E702, I001
     from vfix.commands import preflight; app.command("preflight")(preflight.preflight)  # noqa: E702, I001
+    from vfix.commands import audit; app.command("audit")(audit.audit_command)  # noqa: E702, I001
+    from vfix.commands import diff; app.command("diff")(diff.diff_command)  # noqa: E702, I001
     pass
 
 

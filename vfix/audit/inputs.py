@@ -5,31 +5,27 @@ from __future__ import annotations
 from pathlib import Path
 
 from vfix.audit.engine import SkippedHost
-from vfix.errors import VfixError
 from vfix.facts.model import HostFacts
+from vfix.gather import Run, gather, load_run_dir
 
 
-def from_run_dir(path: Path) -> tuple[list[HostFacts], list[SkippedHost]]:
-    """Facts of a saved run (`run.json` + `<host>.json`), or of a directory of facts files."""
-    from vfix.gather.rundir import load_run_dir
-
-    if not Path(path).is_dir():
-        raise VfixError(f"{path}: no such facts directory")
-    run = load_run_dir(path)
+def from_run(run: Run) -> tuple[list[HostFacts], list[SkippedHost]]:
     facts = [run.facts[host] for host in sorted(run.facts)]
     skipped = [
         SkippedHost(host, f"{status.status.value}: {status.reason or 'no reason recorded'}")
         for host, status in sorted(run.statuses.items())
         if host not in run.facts
     ]
-    if not facts and not skipped:
-        raise VfixError(f"{path}: no facts files (<host>.json) in this directory")
     return facts, skipped
 
 
-def from_inventory(inventory: Path | None) -> tuple[list[HostFacts], list[SkippedHost]]:
-    """Gather the inventory now (default: this machine) and read the run back."""
-    from vfix import gather as gather_package
+def from_run_dir(path: Path) -> tuple[list[HostFacts], list[SkippedHost]]:
+    """Facts of a saved run (`run.json` + `<host>.json`), or of a directory of facts files."""
+    return from_run(load_run_dir(path))
 
-    run = gather_package.gather(inventory=inventory)  # type: ignore[attr-defined]
-    return from_run_dir(run.path)
+
+def from_inventory(
+    inventory: Path | None, limit: str | None = None
+) -> tuple[list[HostFacts], list[SkippedHost]]:
+    """Gather the inventory now (default: this machine's local inventory)."""
+    return from_run(gather(inventory=inventory, limit=limit))
