@@ -44,6 +44,7 @@ BOOT_TIMEOUT_S = 10.0
 DEV_NODES = ("null", "zero", "full", "random", "urandom", "tty")
 # Ansible's remote temp dirs live on tmpfs so they never show up as node changes.
 TMPFS_DIRS = ("/run", "/tmp", "/root/.ansible", f"/home/{ANSIBLE_USER}/.ansible")
+LOGIN_RECORDS = ("/var/log/wtmp", "/var/log/btmp", "/var/log/lastlog")
 PR_SET_PDEATHSIG = 1
 
 
@@ -192,6 +193,8 @@ class Node:
                 options += f",uid={user_home.st_uid},gid={user_home.st_gid}"
             lines.append(f"mount -t tmpfs -o {options} tmpfs {root}{tmp}")
         lines.append(f"mkdir -p {root}/run/sshd")
+        for record in LOGIN_RECORDS:  # sshd's login accounting would show up as node changes
+            lines.append(f"mount --bind /dev/null {root}{record}")
         for source, target in self.binds.items():
             lines += [f"mount --bind {shlex.quote(source)} {root}{shlex.quote(target)}",
                       f"mount -o remount,bind,ro {root}{shlex.quote(target)}"]
