@@ -173,6 +173,8 @@ def _rank(signatures: Sequence[Signature], matched: dict[int, _Matched],
 def _conclude(name: str, candidates: list[Candidate], lines: suspicious.SuspiciousLines,
               summary: nccl.NcclSummary | None, scanner: Scanner) -> Diagnosis:
     failing = [c for c in candidates if c.kind != "hint"]
+    if not failing and lines.count:
+        failing = candidates  # a failure that only hints explain: the best hint is the answer
     if failing:
         status = Status.CAUSE_FOUND
     elif lines.count:

@@ -11,8 +11,8 @@ _PREFIXES = (
                r"(?:, ip=(?P<ip>[\w.:-]+))?\)"),
     # torch: "[rank3]:[E ...]" or torchrun "[default3]:"
     re.compile(r"^\[(?P<name>rank|default)(?P<rank>\d+)\]:"),
-    # NCCL: "host:pid:tid [cudaDev] NCCL INFO"
-    re.compile(r"^(?P<host>[\w.-]+):(?P<pid>\d+):\d+ \[(?P<dev>\d+)\] NCCL"),
+    # NCCL: "host:pid:tid [cudaDev] NCCL INFO" / "host:pid:tid [cudaDev] file.cc:12 NCCL WARN"
+    re.compile(r"(?:^|[\s\]>])(?P<host>[A-Za-z][\w.-]*):(?P<pid>\d+):\d+ \[(?P<dev>\d+)\] "),
 )
 
 

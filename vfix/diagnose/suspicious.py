@@ -30,6 +30,8 @@ KEYWORDS: dict[str, int] = {
     "fatal error": 2,
     "died unexpectedly": 2,
     "Killed": 1,
+    "undefined symbol": 3,
+    "cannot open shared object file": 3,
 }
 _EXCEPTION_LINE = re.compile(r"(?:^|[\s:\]\)])(?:[\w]+\.)*\w*(?:Error|Exception|Exit)\b: ")
 # A line logged at INFO/WARNING/DEBUG level (vLLM, glog/c10 or Python logging) reports,
@@ -38,6 +40,7 @@ _BENIGN_LEVEL = re.compile(
     r"\b(?:INFO|WARNING|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d"
     r"|(?:^|\]:)\[[IWD]\d{4} \d\d:\d\d:\d\d"
     r"|^(?:INFO|WARNING|DEBUG):[\w.]+:"
+    r"|\bNCCL INFO\b"
 )
 _KEEP = 20
 _SHOW = 8

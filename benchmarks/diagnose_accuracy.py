@@ -1,0 +1,63 @@
+"""Layer and root-cause accuracy of `vfix diagnose` on the labelled corpus of real logs.
+
+    python3 benchmarks/diagnose_accuracy.py [--show-heldout] [--corpus tests/data/logs]
+
+The corpus (tests/data/logs/labels.yaml) is split into dev/ (signatures were tuned while
+looking at these) and heldout/ (kept aside: only the totals are printed unless asked).
+A log labelled `none` is a healthy run: correct when diagnose finds no failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import yaml
+
+from vfix.diagnose import Diagnosis, diagnose_paths
+
+DEFAULT_CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "logs"
+
+
+def predicted(diagnosis: Diagnosis) -> tuple[str, str]:
+    return diagnosis.layer or "none", diagnosis.root_cause
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--show-heldout", action="store_true",
+                        help="also list the held-out logs that were diagnosed wrongly")
+    args = parser.parse_args(argv)
+
+    labels = yaml.safe_load((args.corpus / "labels.yaml").read_text())["logs"]
+    totals: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # n, layer ok, cause ok
+    misses: list[str] = []
+    for entry in labels:
+        split = entry["file"].split("/")[0]
+        (diagnosis,) = diagnose_paths([args.corpus / entry["file"]])
+        layer, cause = predicted(diagnosis)
+        layer_ok = layer == entry["layer"]
+        cause_ok = cause == entry["root_cause"]
+        counts = totals[split]
+        counts[0] += 1
+        counts[1] += layer_ok
+        counts[2] += cause_ok
+        if not cause_ok and (split == "dev" or args.show_heldout):
+            misses.append(f"  {entry['file']}: expected {entry['layer']}/{entry['root_cause']}, "
+                          f"got {layer}/{cause}")
+
+    print(f"{'split':<8} {'logs':>5} {'layer':>8} {'root cause':>11}")
+    for split in sorted(totals):
+        n, layer_ok, cause_ok = totals[split]
+        print(f"{split:<8} {n:>5} {layer_ok / n:>8.1%} {cause_ok / n:>11.1%}")
+    if misses:
+        print("wrong root cause:")
+        print("\n".join(misses))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
