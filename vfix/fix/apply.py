@@ -1,0 +1,133 @@
+"""Run playbooks/remediate.yml for a plan: check + diff (dry run) or a rolling apply.
+
+The Ansible events are kept per host: each task that changed (or would change) something, with
+its diff as unified text, and the lines roles report for the operator (the gpu_processes role
+lists every GPU process with the reason it is kept or ended).
+"""
+
+from __future__ import annotations
+
+import difflib
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vfix.ansible.runner import HostOutcome, PlaybookResult, run_playbook
+from vfix.errors import VfixError
+from vfix.fix.plan import Plan
+
+PLAYBOOK = "remediate"
+
+
+@dataclass(frozen=True)
+class Change:
+    task: str
+    diff: str = ""  # unified diff text; empty when the module gave none
+
+
+@dataclass(frozen=True)
+class RollingOptions:
+    serial: int | None = None  # hosts per batch; None: all at once
+    max_fail_percentage: int = 0
+
+    def extravars(self) -> dict[str, Any]:
+        return {"vfix_serial": self.serial if self.serial else "100%",
+                "vfix_max_fail_percentage": self.max_fail_percentage}
+
+
+@dataclass(frozen=True)
+class ApplyResult:
+    check: bool
+    playbook: PlaybookResult
+    changes: Mapping[str, list[Change]]
+    notes: Mapping[str, list[str]]
+
+    def status(self, host: str) -> HostOutcome:
+        return self.playbook.hosts[host].status
+
+    @property
+    def not_reached(self) -> list[str]:
+        """Planned hosts no task ran on: the rolling run stopped before their batch."""
+        return [h for h, r in self.playbook.hosts.items() if r.status is HostOutcome.SKIPPED]
+
+    @property
+    def failed(self) -> list[str]:
+        return [h for h, r in self.playbook.hosts.items()
+                if r.status in (HostOutcome.FAILED, HostOutcome.UNREACHABLE)]
+
+
+def render_diff(diff: Any) -> str:
+    """Ansible's diff result (a dict or a list of dicts with before/after or `prepared`)."""
+    parts = diff if isinstance(diff, list) else [diff]
+    text = []
+    for part in parts:
+        if not isinstance(part, Mapping):
+            continue
+        if part.get("prepared"):
+            text.append(str(part["prepared"]).rstrip("\n"))
+            continue
+        before, after = part.get("before", ""), part.get("after", "")
+        if not isinstance(before, str) or not isinstance(after, str) or before == after:
+            continue
+        lines = difflib.unified_diff(
+            before.splitlines(keepends=True), after.splitlines(keepends=True),
+            fromfile=str(part.get("before_header", "before")),
+            tofile=str(part.get("after_header", "after")))
+        text.append("".join(lines).rstrip("\n"))
+    return "\n".join(t for t in text if t)
+
+
+class _Collector:
+    """Keeps changed tasks, their diffs and the roles' operator lines, per host."""
+
+    def __init__(self) -> None:
+        self.changes: dict[str, list[Change]] = {}
+        self.notes: dict[str, list[str]] = {}
+        self.lock = threading.Lock()
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        if event.get("event") not in ("runner_on_ok", "runner_on_failed"):
+            return
+        data = event.get("event_data") or {}
+        host, res = data.get("host"), data.get("res") or {}
+        if not host or not isinstance(res, Mapping):
+            return
+        with self.lock:
+            if res.get("changed"):
+                self.changes.setdefault(host, []).append(
+                    Change(str(data.get("task", "")), render_diff(res.get("diff"))))
+            for line in res.get("processes") or []:
+                if isinstance(line, str):
+                    self.notes.setdefault(host, []).append(line)
+            for warning in res.get("warnings") or []:
+                self.notes.setdefault(host, []).append(f"warning: {warning}")
+
+
+def apply_plan(plan: Plan, inventory: str | Path | None, *, check: bool,
+               rolling: RollingOptions = RollingOptions(),
+               progress: bool | None = None) -> ApplyResult:
+    """Run the plan's hosts through remediate.yml (check + diff when `check`)."""
+    hosts = plan.hosts_with_steps
+    if not hosts:
+        raise VfixError("nothing to apply: the plan has no role steps")
+    if rolling.serial is not None and rolling.serial < 1:
+        raise VfixError(f"--serial must be at least 1, not {rolling.serial}")
+    if not 0 <= rolling.max_fail_percentage <= 100:
+        raise VfixError(f"--max-fail-percent must be 0..100, not {rolling.max_fail_percentage}")
+    collector = _Collector()
+    result = run_playbook(
+        PLAYBOOK, inventory, limit=",".join(hosts), check=check, diff=True,
+        extravars={**plan.extravars(), **rolling.extravars()}, progress=progress,
+        title=f"vfix fix{' (dry run)' if check else ''}: {len(hosts)} host(s)",
+        event_handler=collector,
+    )
+    missing = sorted(set(hosts) - set(result.hosts))
+    if missing:
+        raise VfixError(f"host(s) {', '.join(missing)} from the facts are not in the inventory")
+    if all(r.status is HostOutcome.UNREACHABLE for r in result.hosts.values()):
+        raise VfixError("no planned host was reachable: "
+                        + "; ".join(f"{h}: {r.reason}" for h, r in result.hosts.items()))
+    return ApplyResult(check=check, playbook=result, changes=collector.changes,
+                       notes=collector.notes)
