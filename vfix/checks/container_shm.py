@@ -25,8 +25,8 @@ class ContainerShm(Check):
 
     def check_host(self, subject: Subject) -> Iterable[Finding]:
         docker = subject.facts.system.docker
-        if not docker.present:
-            return
+        if not docker.present or subject.facts.system.virtualization.container:
+            return  # inside a container, the daemon (and its daemon.json) lives elsewhere
         daemon = docker.daemon_json or {}
         if str(daemon.get("default-ipc-mode", "")).lower() == "host":
             return

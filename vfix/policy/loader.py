@@ -194,6 +194,7 @@ def _parse(text: str, name: str, known: dict[str, set[str]] | None) -> dict[str,
 def _check_names(
     document: dict[str, Any], root: yaml.Node | None, name: str, known: dict[str, set[str]]
 ) -> None:
+    defaults = default_policy().checks
     sections: list[tuple[list[Any], dict[str, Any]]] = [(["checks"], document.get("checks") or {})]
     for group, entry in (document.get("groups") or {}).items():
         sections.append((["groups", group, "checks"], entry.get("checks") or {}))
@@ -207,6 +208,29 @@ def _check_names(
                 raise VfixError(
                     f"{name}:{where}: check {cid!r} has no parameter {param!r} (known: {allowed})"
                 )
+            for param in set(entry) - set(RESERVED):
+                problem = _value_problem(defaults[cid][param], entry[param])
+                if problem:
+                    where = _line_of(root, [*prefix, cid, param])
+                    raise VfixError(f"{name}:{where}: {cid}.{param}: {problem}")
+
+
+def _value_problem(default: Any, value: Any) -> str | None:
+    """Why `value` cannot stand in for the default parameter `default`, or None."""
+    try:
+        if _is_matcher(default) or not isinstance(default, dict):
+            if isinstance(value, dict) and not _is_matcher(value):
+                return f"expected a value or a matcher with one of {', '.join(OPERATORS)}"
+            if _is_matcher(default):
+                matcher_from(merge_param(default, value))
+            return None
+        if not isinstance(value, dict) or _is_matcher(value):
+            return "expected a table of names to values or matchers"
+        for item in value.values():
+            matcher_from(item)
+    except ValueError as error:
+        return str(error)
+    return None
 
 
 def _validated_group_vars(host: str, value: Any) -> dict[str, Any]:
@@ -220,6 +244,17 @@ def _validated_group_vars(host: str, value: Any) -> dict[str, Any]:
             f"host {host}: invalid vfix_policy group var at {path or 'top'}: {error.message}"
         )
     checks: dict[str, Any] = value.get("checks") or {}
+    known, defaults = known_params(), default_policy().checks
+    for cid, entry in checks.items():
+        if cid not in known:
+            raise VfixError(f"host {host}: vfix_policy names unknown check {cid!r}")
+        for param in set(entry) - set(RESERVED):
+            problem = (
+                f"no parameter {param!r}" if param not in known[cid]
+                else _value_problem(defaults[cid][param], entry[param])
+            )
+            if problem:
+                raise VfixError(f"host {host}: vfix_policy {cid}.{param}: {problem}")
     return checks
 
 
