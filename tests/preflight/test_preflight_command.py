@@ -11,7 +11,7 @@ import pytest
 from preflight_helpers import DATA, h200, model, multi_gpu_host
 
 from vfix.cli import main
-from vfix.facts.model import ListeningPort, Processes
+from vfix.facts.model import HostFacts, ListeningPort, Processes
 from vfix.preflight import Plan, run_preflight
 from vfix.vocabulary import Verdict
 
@@ -31,7 +31,7 @@ def vfix_here(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str,
     return (code if isinstance(code, int) else 1), captured.out, captured.err
 
 
-def facts_dir(tmp_path: Path, *hosts) -> Path:  # noqa: ANN002 - HostFacts
+def facts_dir(tmp_path: Path, *hosts: HostFacts) -> Path:
     for facts in hosts:
         (tmp_path / f"{facts.host}.json").write_text(facts.model_dump_json())
     return tmp_path

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from preflight_helpers import DATA, h200, multi_gpu_host
 
+from vfix.facts.model import Topology
 from vfix.facts.topology import parse_topo_matrix
 from vfix.preflight.placement import place
 from vfix.preflight.plan import Plan
@@ -11,7 +12,7 @@ from vfix.preflight.topology import best_set, evaluate, link_rank
 from vfix.vocabulary import Layer, Verdict
 
 
-def topo(name: str):  # noqa: ANN201 - the facts model's Topology
+def topo(name: str) -> Topology:
     return parse_topo_matrix((DATA / "topo" / name).read_text())
 
 
