@@ -105,7 +105,9 @@ def _gpu_count(facts: HostFacts) -> str | None:
 
 def _shm(facts: HostFacts) -> str | None:
     size = facts.system.shm.size_bytes
-    return None if size is None else f"{size / 1024**3:.1f} GiB"
+    if size is None:
+        return None
+    return f"{size / 1024**3:.1f} GiB" if size >= 1024**3 else f"{size / 1024**2:.0f} MiB"
 
 
 def _sysctl(key: str) -> Callable[[HostFacts], str | None]:
