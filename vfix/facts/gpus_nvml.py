@@ -72,8 +72,9 @@ def gpu_from_nvml(raw: dict[str, Any]) -> Gpu:
             sources[name] = Source(origin=ORIGIN, raw=str(value)[:200])
         return ok(value)
 
-    memory = note("memory_total_mib", raw.get("memory")) or {}
-    pci = ok(raw.get("pci")) or {}
+    memory = note("memory_total_mib", raw.get("memory"))
+    memory = memory if isinstance(memory, dict) else {}
+    pci = ok(raw.get("pci"))
     cc = note("compute_capability", raw.get("compute_capability"))
     mig_current, mig_pending = _mode_pair(raw.get("mig_mode"))
     ecc_current, _ = _mode_pair(raw.get("ecc_mode"))
@@ -82,14 +83,15 @@ def gpu_from_nvml(raw: dict[str, Any]) -> Gpu:
     limit = _int(raw.get("power_limit_mw"))
     links = raw.get("nvlink") or []
     nvlinks = [NvLink(link=entry["link"], active=ok(entry.get("state")) == 1)
-               for entry in links if isinstance(entry, dict) and ok(entry.get("state")) is not None]
+               for entry in links if isinstance(entry, dict) and isinstance(entry.get("link"), int)
+               and ok(entry.get("state")) is not None] if isinstance(links, list) else []
     if nvlinks:
         sources["nvlinks"] = Source(origin=ORIGIN + " nvmlDeviceGetNvLinkState",
                                     raw=str([(link.link, link.active) for link in nvlinks]))
     app_clock = _int(raw.get("clock_sm_applications"))
     max_clock = _int(raw.get("clock_sm_max"))
     return Gpu(
-        index=raw.get("index", 0),
+        index=_int(raw.get("index")) or 0,
         name=clean(note("name", raw.get("name"))),
         uuid=clean(note("uuid", raw.get("uuid"))),
         pci_bus_id=clean(pci.get("busId")) if isinstance(pci, dict) else None,
@@ -132,7 +134,8 @@ def gpu_from_nvml(raw: dict[str, Any]) -> Gpu:
 
 def processes_from_nvml(raw: dict[str, Any], uuid: str | None) -> list[dict[str, object]]:
     found: list[dict[str, object]] = []
-    for proc in ok(raw.get("processes")) or []:
+    procs = ok(raw.get("processes"))
+    for proc in procs if isinstance(procs, list) else []:
         if isinstance(proc, dict) and isinstance(proc.get("pid"), int):
             found.append({"pid": proc["pid"], "gpu_uuid": uuid,
                           "used_mib": _mib(proc.get("usedGpuMemory"))})

@@ -173,11 +173,17 @@ def parse_smi_xml(text: str) -> SmiXml:
     except ET.ParseError as error:
         result.errors.append(f"nvidia-smi -q -x: XML broken ({error}); parsed what came before")
     depth = 0
-    try:
-        events = list(parser.read_events())
-    except ET.ParseError as error:  # pragma: no cover - defensive: events already queued
-        result.errors.append(f"nvidia-smi -q -x: {error}")
-        events = []
+    events = []
+    stream = parser.read_events()
+    while True:  # the parse error is queued after the last good event: keep those before it
+        try:
+            events.append(next(stream))
+        except StopIteration:
+            break
+        except ET.ParseError:
+            if not result.errors:
+                result.errors.append("nvidia-smi -q -x: XML broken; parsed what came before")
+            break
     for item in events:
         event, element = cast("tuple[str, Any]", item)
         if not isinstance(element, ET.Element):
