@@ -152,3 +152,27 @@ def test_small_shm_fails_for_multi_gpu(tmp_path: Path) -> None:
 
 def test_topo_data_present() -> None:
     assert (DATA / "topo" / "h100-8gpu-nv18-8nic.txt").is_file()
+
+
+def test_two_eight_gpu_nodes_deepseek_v3_tp8_pp2() -> None:
+    nodes = [multi_gpu_host(h200(), "h100-8gpu-nv18-8nic.txt", memory_mib=143771,
+                            host=f"node{i}") for i in range(2)]
+    report = run_preflight(model("deepseek-v3"), Plan(tp=8, pp=2, max_model_len=32768), nodes)
+    assert report.verdict is Verdict.PASS, [r for r in report.results
+                                            if r.verdict is not Verdict.PASS]
+    assert report.result("pp-layers").reason.startswith("61 layers over PP=2: [31, 30]")
+    assert "--pipeline-parallel-size" in report.suggestion.argv
+    assert any("Ray" in note for note in report.suggestion.notes)
+    # TP=16 over the same two nodes: valid for the model, but the all-reduce crosses nodes.
+    wide = run_preflight(model("deepseek-v3"), Plan(tp=16, max_model_len=32768), nodes)
+    assert wide.result("nodes").verdict is Verdict.WARN
+
+
+def test_every_format_renders(tmp_path: Path) -> None:
+    from vfix.preflight.render import Format, render
+
+    report = run_preflight(model("phi-4"), Plan(tp=4, gpu_memory_gib=80), [h200()])
+    texts = {fmt: render(report, fmt) for fmt in Format}
+    assert json.loads(texts[Format.JSON])["verdict"] == "FAIL"
+    assert "| FAIL | partitioning | tp-kv-heads |" in texts[Format.MARKDOWN]
+    assert "tp-kv-heads" in texts[Format.TABLE] and "suggested: " in texts[Format.TABLE]

@@ -89,8 +89,8 @@ def check_free_memory(facts: HostFacts, gpu_indices: list[int], plan: Plan) -> C
 def check_shm(facts: HostFacts, plan: Plan) -> CheckResult | Skipped:
     size = facts.system.shm.size_bytes
     if plan.world_size == 1:
-        return Skipped("shm", f"{facts.host}: one GPU, vLLM's single-process executor uses no "
-                              f"shared-memory queues")
+        return Skipped("shm", f"{facts.host}: TP x PP = 1, vLLM's single-process executor uses "
+                              f"no shared-memory queues")
     if size is None:
         return Skipped("shm", f"{facts.host}: /dev/shm size not in facts")
     if size < SHM_NEEDED_BYTES:

@@ -71,6 +71,8 @@ def build(model: str | Path, plan: Plan, choice: Choice, max_model_len: int | No
         argv.append("--enforce-eager")
     if plan.port != DEFAULT_PORT:
         argv += ["--port", str(plan.port)]
+    if len(hosts) > 1:
+        argv += ["--distributed-executor-backend", "ray"]
     env: dict[str, str] = {}
     if cuda_visible_devices:
         env["CUDA_VISIBLE_DEVICES"] = ",".join(str(i) for i in cuda_visible_devices)
@@ -80,6 +82,7 @@ def build(model: str | Path, plan: Plan, choice: Choice, max_model_len: int | No
         if interface:
             env["NCCL_SOCKET_IFNAME"] = interface
             env["GLOO_SOCKET_IFNAME"] = interface
-        notes.append(f"{len(hosts)} nodes: start a Ray cluster across them first and add "
-                     f"--distributed-executor-backend ray")
+        notes.append(f"{len(hosts)} nodes: start a Ray cluster across them first (ray start "
+                     f"--head on the first node, ray start --address on the others), then run "
+                     f"this on the head node")
     return Suggestion(argv=tuple(argv), env=env, notes=tuple(notes))
