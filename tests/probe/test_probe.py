@@ -66,6 +66,7 @@ def test_replayed_h200_node(tmp_path: Path) -> None:
     assert facts.versions.cuda_driver == "13.0"
     assert facts.versions.os_pretty == "Ubuntu 24.04.3 LTS"
     assert facts.topology.cpu_affinity == {"GPU0": "0-15"}
+    assert gpu.compute_capability == "9.0"  # from the query CSV: -q -x lacks it
     system = facts.system
     assert system.sysctl["net.core.somaxconn"] == "4096"
     assert system.sysctl["vm.overcommit_memory"] == "1"

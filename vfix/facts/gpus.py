@@ -101,7 +101,9 @@ def _from_nvidia_smi(section: dict[str, Any], facts: GpuFacts) -> None:
     elif xml:
         facts.errors.append(("gpus", f"nvidia-smi -q -x: {_failure(xml)}"))
     query = section.get("query_gpu") or {}
-    if not facts.gpus and "text" in query and query.get("rc") == 0:
+    if facts.gpus and "text" in query and query.get("rc") == 0:
+        _add_compute_capability(facts, parse_query_csv(query["text"])[0])
+    elif not facts.gpus and "text" in query and query.get("rc") == 0:
         rows, errors = parse_query_csv(query["text"])
         facts.gpus = gpus_from_query_rows(rows, "nvidia-smi --query-gpu")
         facts.errors.extend(("gpus", error) for error in errors)
@@ -122,6 +124,17 @@ def _from_nvidia_smi(section: dict[str, Any], facts: GpuFacts) -> None:
             "sources": {**gpu.sources, "nvlinks": Source(
                 origin="nvidia-smi nvlink -s", raw=f"{len(links.get(gpu.index, []))} links")},
         }) if gpu.index in links else gpu for gpu in facts.gpus]
+
+
+def _add_compute_capability(facts: GpuFacts, rows: list[dict[str, str]]) -> None:
+    """`-q -x` has no compute capability; the query CSV row of the same UUID has it."""
+    by_uuid = {row.get("uuid"): clean(row.get("compute_cap")) for row in rows}
+    facts.gpus = [gpu.model_copy(update={
+        "compute_capability": by_uuid[gpu.uuid],
+        "sources": {**gpu.sources, "compute_capability": Source(
+            origin="nvidia-smi --query-gpu", raw=f"compute_cap: {by_uuid[gpu.uuid]}")},
+    }) if gpu.compute_capability is None and by_uuid.get(gpu.uuid) else gpu
+        for gpu in facts.gpus]
 
 
 def _failure(run: dict[str, Any]) -> str:

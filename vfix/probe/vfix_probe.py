@@ -439,9 +439,10 @@ def _gpus_from_nvidia_smi(opts: dict) -> dict:
             xml["elided"] = "supported_clocks"
     doc["smi_xml"] = xml
     doc["source"] = "nvidia-smi -q -x"
+    # The CSV also holds compute_cap, which the XML lacks; it is the fallback when XML fails.
+    doc["query_gpu"] = run(["nvidia-smi", "--query-gpu=" + QUERY_GPU_FIELDS, "--format=csv"],
+                           opts["timeout"])
     if xml.get("rc") != 0 or not xml.get("text", "").strip():
-        doc["query_gpu"] = run(["nvidia-smi", "--query-gpu=" + QUERY_GPU_FIELDS,
-                                "--format=csv"], opts["timeout"])
         doc["source"] = "nvidia-smi --query-gpu"
     doc["query_apps"] = run(["nvidia-smi", "--query-compute-apps=pid,used_memory,gpu_uuid",
                              "--format=csv"], opts["timeout"])
