@@ -84,7 +84,7 @@ def kill_recorded(pid_file: Path) -> None:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
     except (OSError, ValueError):
         return
-    if NODE_MARKER.encode() in cmdline:
+    if b"\0" + NODE_MARKER.encode() + b"\0" in cmdline:  # our marker argument, not a path
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)  # unshare --fork ignores SIGTERM
 
