@@ -176,3 +176,18 @@ def test_every_format_renders(tmp_path: Path) -> None:
     assert json.loads(texts[Format.JSON])["verdict"] == "FAIL"
     assert "| FAIL | partitioning | tp-kv-heads |" in texts[Format.MARKDOWN]
     assert "tp-kv-heads" in texts[Format.TABLE] and "suggested: " in texts[Format.TABLE]
+
+
+@pytest.mark.slow
+def test_live_gather_of_this_machine(capsys: pytest.CaptureFixture[str]) -> None:
+    """-i runs the real gather (Ansible, local connection) and judges what it found."""
+    code, out, err = vfix_here(capsys, "--model", str(model("tiny-llama-vllm-h200")),
+                               "-i", str(DATA.parent.parent / "inventories" / "local"),
+                               "--format", "json")
+    report = json.loads(out)
+    hosts = {r["host"] for r in report["results"] if r["host"]}
+    assert hosts == {"localhost"}, err
+    count = next(r for r in report["results"] if r["check"] == "gpu-count")
+    visible = int(count["reason"].split(" GPU(s) visible")[0])
+    assert (count["verdict"] == "PASS") == (visible >= 1)
+    assert code == (0 if report["verdict"] != "FAIL" else 1)

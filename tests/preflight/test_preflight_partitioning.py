@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from preflight_helpers import model
 
@@ -99,3 +102,19 @@ def test_vocab_padding_rule() -> None:
     assert not any("vocab" in reason for reason in tp_failures(shape, 3))
     # ... while 128256 = 64 x 2004 is too, and 100352 = 64 x 1568 is not.
     assert any("vocab" in reason for reason in tp_failures(load_model(model("phi-4")), 3))
+
+
+def test_awq_groups_explain_qwens_padded_intermediate_size(tmp_path: Path) -> None:
+    """Qwen2.5-72B-Instruct-AWQ pads 29568 to 29696 so that 29696 / 8 = 29 x 128."""
+    awq = load_model(model("qwen2.5-72b-instruct-awq"))
+    assert awq.quantization is not None and awq.quantization.group_size == 128
+    assert verdicts("qwen2.5-72b-instruct-awq", tp=8)["quant-shards"] is P
+    assert verdicts("qwen2.5-72b-instruct-awq", tp=16)["quant-shards"] is F  # 1856 % 128
+    # The same AWQ stanza on the unpadded width: down_proj input 29568 / 8 = 3696, not whole
+    # 128-groups (auto_awq.py: "The input size is not aligned with the quantized weight shape").
+    raw = json.loads((model("qwen2.5-72b-instruct") / "config.json").read_text())
+    raw["quantization_config"] = json.loads((model("qwen2.5-72b-instruct-awq") / "config.json")
+                                            .read_text())["quantization_config"]
+    (tmp_path / "config.json").write_text(json.dumps(raw))
+    failures = tp_failures(load_model(tmp_path), 8)
+    assert any("down_proj input 3696 % group_size 128" in reason for reason in failures)
