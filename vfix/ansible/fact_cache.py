@@ -13,20 +13,17 @@ import json
 from pathlib import Path
 from typing import Any
 
-_loader_ready = False
+from vfix.ansible.loader import ensure_plugin_loader
 
 
 def read_fact_cache(directory: Path, host: str) -> dict[str, Any]:
     """The facts cached for `host` in jsonfile cache `directory` ({} when there are none)."""
-    global _loader_ready
     if not directory.is_dir():
         return {}
-    from ansible.plugins.loader import cache_loader, init_plugin_loader
+    from ansible.plugins.loader import cache_loader
 
+    ensure_plugin_loader()
     with contextlib.redirect_stderr(io.StringIO()):
-        if not _loader_ready:
-            init_plugin_loader()
-            _loader_ready = True
         cache = cache_loader.get("ansible.builtin.jsonfile", _uri=str(directory))
         try:
             facts = cache.get(host)

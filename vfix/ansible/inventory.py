@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vfix.ansible.loader import ensure_plugin_loader
 from vfix.errors import VfixError
 
 VFIX_VAR_PREFIX = "vfix_"
@@ -48,14 +49,18 @@ def load_inventory(source: str | Path, limit: str | None = None) -> Inventory:
     from ansible.parsing.dataloader import DataLoader
     from ansible.vars.manager import VariableManager
 
+    ensure_plugin_loader()
     loader = DataLoader()
     warnings = io.StringIO()
     try:
         with contextlib.redirect_stderr(warnings), contextlib.redirect_stdout(warnings):
-            manager = InventoryManager(loader=loader, sources=[])
+            # A throwaway manager tells whether the source parses (ansible only warns); the
+            # real one keeps the source so group_vars/ and host_vars/ next to it are read.
+            probe = InventoryManager(loader=loader, sources=[])
             warnings.truncate(0)  # "no inventory parsed" for the empty start is expected
-            parsed = manager.parse_source(text)
-            manager.reconcile_inventory()
+            parsed = probe.parse_source(text)
+            if parsed:
+                manager = InventoryManager(loader=loader, sources=[text])
     except Exception as error:  # ansible raises AnsibleError and friends
         raise VfixError(f"inventory {text} cannot be parsed: {_one_line(str(error))}") from None
     if not parsed:
