@@ -36,3 +36,18 @@ def test_problems_are_reported() -> None:
     assert "twice" in resolve(parse_visible_devices(f"0,{H200_UUID}"), gpus).problems[0]
     assert "matches 0 GPUs" in resolve(parse_visible_devices("GPU-ffff"), gpus).problems[0]
     assert "CUDA ignores it" in resolve(parse_visible_devices("0,,"), gpus).problems[0]
+
+
+def test_visible_devices_without_facts() -> None:
+    from preflight_helpers import model
+
+    from vfix.preflight import Plan, run_preflight
+    from vfix.vocabulary import Verdict
+
+    tiny = model("tiny-llama-vllm-h200")
+    short = run_preflight(tiny, Plan(tp=2, cuda_visible_devices="3,x,5"), [])
+    assert short.result("cuda-visible-devices").verdict is Verdict.FAIL
+    assert "leaves 1 GPU(s)" in short.result("gpu-count").reason
+    ok = run_preflight(tiny, Plan(tp=2, cuda_visible_devices="3,5"), [])
+    assert ok.verdict is Verdict.PASS
+    assert ok.suggestion.env == {"CUDA_VISIBLE_DEVICES": "3,5"}

@@ -10,7 +10,7 @@ from vfix.preflight import memory as mem
 from vfix.preflight.model_config import ModelShape, load_model
 from vfix.preflight.params import count_params
 from vfix.preflight.partitioning import check_partitioning
-from vfix.preflight.placement import Placement, place
+from vfix.preflight.placement import Placement, place, visible_devices_without_facts
 from vfix.preflight.plan import Plan
 from vfix.preflight.resources import check_free_memory, check_memory_fit, check_port, check_shm
 from vfix.preflight.result import CheckResult, PreflightReport, Skipped, Suggestion
@@ -31,6 +31,8 @@ def run_preflight(model: str | Path, plan: Plan,
     max_len = plan.max_model_len or shape.derived_max_len
 
     placements = _placements(hosts, plan, results)
+    if not hosts and plan.cuda_visible_devices is not None:
+        results += visible_devices_without_facts(plan)
     for placement in placements:
         results += placement.results
         skipped += placement.skipped

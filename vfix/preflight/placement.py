@@ -61,6 +61,31 @@ def place(facts: HostFacts, plan: Plan, gpus_needed: int) -> Placement:
     return placement
 
 
+def visible_devices_without_facts(plan: Plan) -> list[CheckResult]:
+    """What CUDA_VISIBLE_DEVICES alone says: usable entries, MIG, and whether there are enough."""
+    assert plan.cuda_visible_devices is not None
+    cvd = plan.cuda_visible_devices
+    devices = parse_visible_devices(cvd)
+    results = []
+    if devices.has_mig and plan.world_size > 1:
+        results.append(CheckResult(
+            check="cuda-visible-devices", layer=Layer.VISIBILITY, verdict=Verdict.FAIL,
+            reason=f"CUDA_VISIBLE_DEVICES={cvd} names MIG instances: a CUDA process enumerates "
+                   f"only one, so TP/PP > 1 cannot use them", source=SRC_MIG))
+    elif devices.ignored:
+        results.append(CheckResult(
+            check="cuda-visible-devices", layer=Layer.VISIBILITY, verdict=Verdict.FAIL,
+            reason=f"CUDA_VISIBLE_DEVICES={cvd}: {devices.ignored[0].text!r} is not a device id; "
+                   f"CUDA ignores it and every entry after it", source=SRC_CVD))
+    usable = len(devices.effective)
+    if not devices.has_mig and usable < plan.world_size:
+        results.append(CheckResult(
+            check="gpu-count", layer=Layer.VISIBILITY, verdict=Verdict.FAIL,
+            reason=f"CUDA_VISIBLE_DEVICES={cvd} leaves {usable} GPU(s) for TP x PP = "
+                   f"{plan.world_size}", source=SRC_CVD))
+    return results
+
+
 def _apply_visible_devices(placement: Placement, facts: HostFacts, cvd: str, plan: Plan) -> None:
     host = placement.host
     devices = parse_visible_devices(cvd)

@@ -76,6 +76,8 @@ def build(model: str | Path, plan: Plan, choice: Choice, max_model_len: int | No
     env: dict[str, str] = {}
     if cuda_visible_devices:
         env["CUDA_VISIBLE_DEVICES"] = ",".join(str(i) for i in cuda_visible_devices)
+    elif plan.cuda_visible_devices is not None and not hosts:
+        env["CUDA_VISIBLE_DEVICES"] = plan.cuda_visible_devices
     notes = list(choice.notes) + extra_notes
     if len(hosts) > 1:
         interface = socket_interface(hosts[0])
