@@ -103,16 +103,17 @@ def test_llama70b_on_one_h200_fails_memory_and_suggests_more_gpus() -> None:
 
 
 def test_max_model_len_is_lowered_to_what_fits() -> None:
-    # Llama-3.1-70B at TP=2 on 48 GiB GPUs: weights 65.7 GiB/GPU do not fit, at TP=4 they do but
-    # 131072 tokens x 80 KiB = 10 GiB of KV cache per GPU does not.
-    plan = Plan(tp=4, gpu_memory_gib=44.0)
+    # Llama-3.1-70B at TP=8 on 24 GiB GPUs: 16.4 GiB of weights per GPU leave about 1 GiB of
+    # KV cache, short of the 5 GiB a 131072-token request needs at 40 KiB/token; TP=8 is the
+    # largest size considered without facts, so the context is what gives.
+    plan = Plan(tp=8, gpu_memory_gib=24.0)
     report = run_preflight(model("llama-3.1-70b"), plan, [])
     fit = report.result("memory-fit")
     assert fit.verdict is Verdict.FAIL and "largest max-model-len that fits" in fit.reason
     argv = list(report.suggestion.argv)
     suggested = int(argv[argv.index("--max-model-len") + 1])
     assert 0 < suggested < 131072 and suggested % 1024 == 0
-    assert run_preflight(model("llama-3.1-70b"), Plan(tp=4, gpu_memory_gib=44.0,
+    assert run_preflight(model("llama-3.1-70b"), Plan(tp=8, gpu_memory_gib=24.0,
                                                       max_model_len=suggested),
                          []).result("memory-fit").verdict is Verdict.PASS
 
@@ -191,3 +192,22 @@ def test_live_gather_of_this_machine(capsys: pytest.CaptureFixture[str]) -> None
     visible = int(count["reason"].split(" GPU(s) visible")[0])
     assert (count["verdict"] == "PASS") == (visible >= 1)
     assert code == (0 if report["verdict"] != "FAIL" else 1)
+
+
+def test_tp_is_raised_until_the_context_fits() -> None:
+    # Llama-3.1-70B on 80 GiB GPUs: TP=1 has no room, TP=2 leaves ~2 GiB of KV cache (under the
+    # 20 GiB a 131072-token request needs at 160 KiB/token), TP=4 holds it.
+    report = run_preflight(model("llama-3.1-70b"), Plan(tp=1, gpu_memory_gib=80), [])
+    assert report.result("memory-fit").verdict is Verdict.FAIL
+    argv = list(report.suggestion.argv)
+    assert argv[argv.index("--tensor-parallel-size") + 1] == "4"
+    assert "--max-model-len" not in argv  # the model's own 131072 fits at TP=4
+
+
+def test_regrouped_devices_follow_the_raised_tp() -> None:
+    host = multi_gpu_host(h200(), "rtx6000ada-4gpu-pcie-4nic.txt", memory_mib=49140)
+    report = run_preflight(model("qwen3-32b-fp8"), Plan(tp=1), [host])
+    argv = list(report.suggestion.argv)
+    tp = int(argv[argv.index("--tensor-parallel-size") + 1])
+    assert tp == 2  # 32 GiB of fp8 weights + a 40960-token KV cache need two 48 GiB GPUs
+    assert report.suggestion.env["CUDA_VISIBLE_DEVICES"] == "0,1"  # the NUMA-local pair

@@ -14,7 +14,7 @@ from vfix.preflight.placement import Placement, place, visible_devices_without_f
 from vfix.preflight.plan import Plan
 from vfix.preflight.resources import check_free_memory, check_memory_fit, check_port, check_shm
 from vfix.preflight.result import CheckResult, PreflightReport, Skipped, Suggestion
-from vfix.preflight.suggest import build, choose_tp
+from vfix.preflight.suggest import build, choose_tp, grow_tp_for_memory
 from vfix.preflight.versions import check_drift, check_driver, check_torch_pin
 from vfix.vocabulary import Layer, Verdict
 
@@ -118,12 +118,15 @@ def _suggest(model: str | Path, shape: ModelShape, plan: Plan, hosts: list[HostF
              max_len: int) -> Suggestion:
     gpus_per_node = len(placements[0].visible) if placements else None
     choice = choose_tp(shape, plan, gpus_per_node)
-    suggested = replace(plan, tp=choice.tp, enable_expert_parallel=choice.enable_expert_parallel)
     notes: list[str] = []
     length: int | None = plan.max_model_len
     if total_bytes is not None:
-        memory = mem.estimate(shape, suggested, total_bytes)
-        fits = mem.largest_fitting_len(memory, shape.derived_max_len)
+        tp_limit = gpus_per_node * len(hosts) // plan.pp if gpus_per_node else max(8, plan.tp)
+        choice = grow_tp_for_memory(shape, plan, choice, total_bytes, max_len, tp_limit)
+        suggested = replace(plan, tp=choice.tp,
+                            enable_expert_parallel=choice.enable_expert_parallel)
+        fits = mem.largest_fitting_len(mem.estimate(shape, suggested, total_bytes),
+                                       shape.derived_max_len)
         if fits <= 0:
             notes.append("the weights alone do not fit these GPUs: use more GPUs (TP/PP) or a "
                          "quantised checkpoint")
@@ -131,8 +134,11 @@ def _suggest(model: str | Path, shape: ModelShape, plan: Plan, hosts: list[HostF
             length = fits // 1024 * 1024 if fits >= 1024 else fits
             notes.append(f"max-model-len lowered from {max_len} to {length} to fit the KV cache")
     devices = None
-    if placements and placements[0].chosen and choice.tp == plan.tp:
-        devices = placements[0].chosen
+    if placements and choice.tp == plan.tp:
+        devices = placements[0].chosen or None
+    elif hosts and choice.tp * plan.pp % len(hosts) == 0:
+        regrouped = place(hosts[0], replace(plan, tp=choice.tp), choice.tp * plan.pp // len(hosts))
+        devices = regrouped.chosen or None
     return build(model, plan, choice, length, devices, hosts, notes)
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from vfix.facts.model import HostFacts
+from vfix.preflight.memory import estimate
 from vfix.preflight.model_config import ModelShape, config_path
 from vfix.preflight.partitioning import tp_failures, valid_tp_sizes
 from vfix.preflight.plan import DEFAULT_PORT, Plan
@@ -35,6 +36,23 @@ def choose_tp(shape: ModelShape, plan: Plan, gpus_per_node: int | None) -> Choic
     return Choice(tp, plan.enable_expert_parallel,
                   (f"TP={plan.tp} is invalid for this model; valid TP sizes up to {limit}: "
                    f"{valid}",))
+
+
+def grow_tp_for_memory(shape: ModelShape, plan: Plan, choice: Choice, total_bytes: float,
+                       max_len: int, limit: int) -> Choice:
+    """The smallest valid TP >= the chosen one (up to `limit`) whose KV cache holds one
+    `max_len` request; the chosen one when none does."""
+    for tp in valid_tp_sizes(shape, limit, choice.enable_expert_parallel):
+        if tp < choice.tp:
+            continue
+        trial = replace(plan, tp=tp, enable_expert_parallel=choice.enable_expert_parallel)
+        if estimate(shape, trial, total_bytes).kv_tokens >= max_len:
+            if tp == choice.tp:
+                return choice
+            why = (f"TP={choice.tp} leaves no KV cache room for one {max_len}-token request; "
+                   f"TP={tp} does")
+            return Choice(tp, choice.enable_expert_parallel, (*choice.notes, why))
+    return choice
 
 
 def model_argument(model: str | Path) -> str:
