@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -202,3 +203,23 @@ def test_runs_as_an_ansible_module(tmp_path: Path) -> None:
     facts = build_facts(answer["ansible_facts"]["vfix_probe"], host="localhost")
     assert facts.host == "localhost" and facts.system.cpu.cores
     assert "net.core.somaxconn" in facts.system.sysctl
+
+
+def _oldest_python() -> str | None:
+    for candidate in ("python3.8", "/root/.pyenv/versions/3.8.18/bin/python3.8"):
+        found = shutil.which(candidate)
+        if found:
+            return found
+    return None
+
+
+def test_runs_on_python_3_8_with_the_stdlib_only() -> None:
+    python38 = _oldest_python()
+    if python38 is None:
+        pytest.skip("no Python 3.8 interpreter here")
+    proc = subprocess.run([python38, "-I", str(PROBE), "--python", python38, "--no-pynvml"],
+                          capture_output=True, text=True, timeout=120, check=True)
+    document = json.loads(proc.stdout)
+    assert document["os"]["probe_python"].startswith("3.8.")
+    assert json.loads(document["python"]["text"])["version"].startswith("3.8.")
+    assert not [e for e in document["errors"] if "Error" in e["reason"]]
