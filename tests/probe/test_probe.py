@@ -206,9 +206,10 @@ def test_runs_as_an_ansible_module(tmp_path: Path) -> None:
 
 
 def _oldest_python() -> str | None:
-    for candidate in ("python3.8", "/root/.pyenv/versions/3.8.18/bin/python3.8"):
+    for candidate in ("/root/.pyenv/versions/3.8.18/bin/python3.8", "python3.8"):
         found = shutil.which(candidate)
-        if found:
+        if found and subprocess.run([found, "--version"], capture_output=True,
+                                    check=False).returncode == 0:  # pyenv shims can fail
             return found
     return None
 
