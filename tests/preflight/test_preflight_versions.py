@@ -68,3 +68,12 @@ def test_drift_across_nodes() -> None:
     drift = {r.check: r.verdict for r in check_drift([a, b])}
     assert drift == {"drift-torch": Verdict.FAIL}
     assert check_drift([a, a.model_copy(update={"host": "c"})]) == []
+
+
+def test_driver_cuda_version_alone_decides_when_the_driver_version_is_missing() -> None:
+    base = h200()
+    blank = base.versions.model_copy(update={"nvml_driver": None, "kernel_module": None,
+                                             "cuda_driver": "12.4"})
+    facts = base.model_copy(update={"versions": blank})  # torch is cu130: needs CUDA 13.0
+    result = check_driver(facts)
+    assert verdict(result) is Verdict.FAIL and "12.4 < 13.0" in result.reason  # type: ignore[union-attr]

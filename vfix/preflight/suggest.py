@@ -27,8 +27,8 @@ def choose_tp(shape: ModelShape, plan: Plan, gpus_per_node: int | None) -> Choic
         return Choice(plan.tp, plan.enable_expert_parallel, ())
     if shape.is_moe and not plan.enable_expert_parallel \
             and not tp_failures(shape, plan.tp, enable_expert_parallel=True):
-        return Choice(plan.tp, True, (f"TP={plan.tp} splits the experts unevenly; expert "
-                                      f"parallelism places whole experts instead",))
+        return Choice(plan.tp, True, (f"TP={plan.tp} cannot split the experts (see the FAIL "
+                                      f"above); expert parallelism places whole experts instead",))
     limit = max(plan.tp, gpus_per_node or 0)
     valid = valid_tp_sizes(shape, limit, plan.enable_expert_parallel)
     below = [tp for tp in valid if tp <= plan.tp]

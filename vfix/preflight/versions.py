@@ -121,6 +121,8 @@ def check_driver(facts: HostFacts) -> CheckResult | Skipped:
         if runtimes:
             runtime, origin = runtimes[0].version, runtimes[0].path
     driver = facts.versions.nvml_driver or facts.versions.kernel_module
+    if runtime is not None and not driver and facts.versions.cuda_driver:
+        return _by_driver_cuda_version(facts, runtime, origin, facts.versions.cuda_driver)
     if runtime is None or not driver:
         what = "a CUDA runtime version" if runtime is None else "the driver version"
         return Skipped("driver-cuda", f"{facts.host}: facts lack {what}")
@@ -143,6 +145,22 @@ def check_driver(facts: HostFacts) -> CheckResult | Skipped:
     return _result("driver-cuda", Verdict.FAIL,
                    f"driver {driver} is too old for CUDA {runtime} ({origin}): needs >= "
                    f"{toolkit} (CUDA error: driver version is insufficient)", source, facts.host)
+
+
+def _by_driver_cuda_version(facts: HostFacts, runtime: str, origin: str,
+                            supported: str) -> CheckResult:
+    """Only nvidia-smi's "CUDA Version" (the newest runtime the driver supports) is known."""
+    source = "nvidia-smi CUDA Version (facts.versions.cuda_driver)"
+    need, have = _version(runtime), _version(supported)
+    if need is None or have is None or need <= have:
+        return _result("driver-cuda", Verdict.PASS,
+                       f"driver supports CUDA {supported} >= {runtime} ({origin})", source,
+                       facts.host)
+    verdict = Verdict.WARN if need.major == have.major else Verdict.FAIL
+    return _result("driver-cuda", verdict,
+                   f"driver supports CUDA {supported} < {runtime} ({origin})"
+                   + ("; minor-version compatibility only" if verdict is Verdict.WARN else ""),
+                   source, facts.host)
 
 
 def check_drift(hosts: list[HostFacts]) -> list[CheckResult]:
