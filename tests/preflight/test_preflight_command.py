@@ -180,8 +180,10 @@ def test_every_format_renders(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_live_gather_of_this_machine(capsys: pytest.CaptureFixture[str]) -> None:
+def test_live_gather_of_this_machine(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """-i runs the real gather (Ansible, local connection) and judges what it found."""
+    monkeypatch.chdir(tmp_path)  # the run directory gather writes lands here
     code, out, err = vfix_here(capsys, "--model", str(model("tiny-llama-vllm-h200")),
                                "-i", str(DATA.parent.parent / "inventories" / "local"),
                                "--format", "json")
@@ -192,6 +194,7 @@ def test_live_gather_of_this_machine(capsys: pytest.CaptureFixture[str]) -> None
     visible = int(count["reason"].split(" GPU(s) visible")[0])
     assert (count["verdict"] == "PASS") == (visible >= 1)
     assert code == (0 if report["verdict"] != "FAIL" else 1)
+    assert list(tmp_path.glob(".vfix/runs/*/localhost.json"))  # the evidence was kept
 
 
 def test_tp_is_raised_until_the_context_fits() -> None:
