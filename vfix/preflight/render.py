@@ -33,11 +33,12 @@ def render_table(report: PreflightReport, width: int = 120) -> str:
     console = Console(file=buffer, width=width, force_terminal=False, no_color=True)
     table = Table(title=f"vfix preflight: {report.model} -> {report.verdict.value}",
                   show_lines=False)
-    for column in ("verdict", "layer", "check", "host", "reason"):
-        table.add_column(column, overflow="fold")
+    for column in ("verdict", "layer", "check", "host"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("reason / source", overflow="fold", ratio=1)
     for result in sorted_results(report.results):
         table.add_row(result.verdict.value, result.layer.value, result.check,
-                      result.host or "-", result.reason)
+                      result.host or "-", f"{result.reason}\nsource: {result.source}")
     console.print(table)
     for skip in report.skipped:
         console.print(f"not checked: {skip.check}: {skip.reason}")
