@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -54,7 +55,7 @@ def preflight(
     hosts = _load_hosts(inventory, facts, limit)
     report = run_preflight(model, plan, hosts)
     fmt = output_format or (Format.TABLE if sys.stdout.isatty() else Format.JSON)
-    text = render(report, fmt)
+    text = render(report, fmt, width=shutil.get_terminal_size((120, 24)).columns)
     if output is not None:
         try:
             output.write_text(text, encoding="utf-8")
