@@ -66,7 +66,9 @@ def _finding_keys(result: AuditResult, host: str) -> set[str]:
 
 
 def diff_runs(
-    before: list[HostFacts], after: list[HostFacts], audit_before: AuditResult,
+    before: list[HostFacts],
+    after: list[HostFacts],
+    audit_before: AuditResult,
     audit_after: AuditResult,
 ) -> list[HostDiff]:
     old = {facts.host: facts for facts in before}
@@ -78,24 +80,35 @@ def diff_runs(
         findings_old = _finding_keys(audit_before, host)
         findings_new = _finding_keys(audit_after, host)
         if host not in new or host not in old:
-            diffs.append(HostDiff(
-                host=host, status="removed" if host not in new else "added",
-                findings_new=sorted(findings_new - findings_old),
-                findings_resolved=sorted(findings_old - findings_new),
-                verdict_before=verdict_before.value if verdict_before else None,
-                verdict_after=verdict_after.value if verdict_after else None,
-            ))
+            diffs.append(
+                HostDiff(
+                    host=host,
+                    status="removed" if host not in new else "added",
+                    findings_new=sorted(findings_new - findings_old),
+                    findings_resolved=sorted(findings_old - findings_new),
+                    verdict_before=verdict_before.value if verdict_before else None,
+                    verdict_after=verdict_after.value if verdict_after else None,
+                )
+            )
             continue
         a, b = comparable(old[host]), comparable(new[host])
-        changes = [Change(key, a.get(key), b.get(key))
-                   for key in sorted(a.keys() | b.keys()) if a.get(key) != b.get(key)]
+        changes = [
+            Change(key, a.get(key), b.get(key))
+            for key in sorted(a.keys() | b.keys())
+            if a.get(key) != b.get(key)
+        ]
         appeared = sorted(findings_new - findings_old)
         resolved = sorted(findings_old - findings_new)
         changed = bool(changes or appeared or resolved)
-        diffs.append(HostDiff(
-            host=host, status="changed" if changed else "unchanged", changes=changes,
-            findings_new=appeared, findings_resolved=resolved,
-            verdict_before=verdict_before.value if verdict_before else None,
-            verdict_after=verdict_after.value if verdict_after else None,
-        ))
+        diffs.append(
+            HostDiff(
+                host=host,
+                status="changed" if changed else "unchanged",
+                changes=changes,
+                findings_new=appeared,
+                findings_resolved=resolved,
+                verdict_before=verdict_before.value if verdict_before else None,
+                verdict_after=verdict_after.value if verdict_after else None,
+            )
+        )
     return diffs

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from vfix.audit.drift import DriftKey, split
+from vfix.audit.drift import DriftKey, Split, split
 from vfix.checks.base import Check, Subject
 from vfix.findings import Evidence, Finding
+
+MAX_HOSTS_SHOWN = 8
 
 
 def drift_findings(
@@ -22,17 +24,38 @@ def drift_findings(
         result = split(key.name, {m.host: key.extract(m.facts) for m in members})
         if result is None:
             continue
-        outliers = result.outliers
-        lines = [f"{host}: {value}" for host, value in sorted(result.values.items())]
-        for host, value in sorted(outliers.items()):
-            others = ", ".join(sorted(h for h in outliers if h != host)) or "none"
+        outliers = sorted(result.outliers.items())
+        evidence = [Evidence(source=f"{key.source}, group {group}", lines=value_lines(result))]
+        names = [host for host, _ in outliers]
+        for host, value in outliers:
+            # the first few other outliers are enough for the message (large groups: O(n) not n^2)
+            others = [h for h in names[: MAX_HOSTS_SHOWN + 1] if h != host][:MAX_HOSTS_SHOWN]
+            hidden = len(names) - 1 - len(others)
             yield check.finding(
                 by_host[host],
                 f"{key.name} is {value} here; group {group} majority is "
-                f"{result.describe_majority()}; other outliers: {others}",
+                f"{result.describe_majority()}; other outliers: {examples(others, hidden)}",
                 sub=key.name.replace(":", "-").replace(".", "-").replace("_", "-").lower(),
                 expected=result.majority if result.majority is not None else "a group majority",
                 observed=value,
-                evidence=[Evidence(source=f"{key.source}, group {group}", lines=lines)],
+                evidence=evidence,
                 layer=key.layer,
             )
+
+
+def examples(hosts: list[str], hidden: int = 0) -> str:
+    """A few host names, and how many more there are."""
+    if not hosts:
+        return "none"
+    hidden += max(0, len(hosts) - MAX_HOSTS_SHOWN)
+    more = f" and {hidden} more" if hidden else ""
+    return ", ".join(hosts[:MAX_HOSTS_SHOWN]) + more
+
+
+def value_lines(result: Split) -> list[str]:
+    """One line per distinct value: how many hosts hold it and which (a few of them)."""
+    holders: dict[str, list[str]] = {}
+    for host, value in sorted(result.values.items()):
+        holders.setdefault(value, []).append(host)
+    ordered = sorted(holders.items(), key=lambda item: -len(item[1]))
+    return [f"{value}: {len(hosts)} host(s): {examples(hosts)}" for value, hosts in ordered]

@@ -28,15 +28,21 @@ class GpuCount(Check):
         versions = subject.facts.versions
         if matcher.expected is None and not gpus and not versions.kernel_module:
             yield self.finding(
-                subject, "no NVIDIA GPU or driver on this host: GPU checks had nothing to check",
-                sub="none", expected="GPUs, if this is a GPU node", observed=0,
+                subject,
+                "no NVIDIA GPU or driver on this host: GPU checks had nothing to check",
+                sub="none",
+                expected="GPUs, if this is a GPU node",
+                observed=0,
                 severity=Severity.INFO,
                 remediation=Remediation.by_hand(
                     "Nothing to fix on a CPU-only host. On a GPU node, install the NVIDIA driver "
                     "and check that the GPUs are visible (`nvidia-smi -L`)."
                 ),
-                evidence=[Evidence(source=f"probe section {e.section}", lines=[e.reason])
-                          for e in subject.facts.errors if e.section.startswith("gpu")]
+                evidence=[
+                    Evidence(source=f"probe section {e.section}", lines=[e.reason])
+                    for e in subject.facts.errors
+                    if e.section.startswith("gpu")
+                ]
                 or [Evidence(source=NVML_LIST, lines=["(no GPU listed)"])],
             )
             return

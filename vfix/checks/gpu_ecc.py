@@ -3,13 +3,27 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from vfix.checks.base import Check, Subject, cite, gpu_label
-from vfix.findings import Finding, Remediation
+from vfix.facts.model import Gpu
+from vfix.findings import Evidence, Finding, Remediation
 from vfix.vocabulary import Layer, Severity
 
 RMA = Remediation.by_hand(
     "Row remapping failed: the GPU's memory cannot repair itself any more. Drain the node, run "
     "the vendor diagnostics (dcgmi diag -r 3 / field diag) and RMA the GPU."
 )
+
+
+def ecc_evidence(gpu: Gpu) -> list[Evidence]:
+    return [
+        cite(
+            gpu.sources,
+            "ecc",
+            "nvidia-smi -q -d ECC,ROW_REMAPPER",
+            f"uncorrected volatile {gpu.ecc_uncorrected_volatile}, "
+            f"remap pending {gpu.remapped_rows_pending}, "
+            f"remap failure {gpu.remapped_rows_failure}",
+        )
+    ]
 
 
 class GpuEcc(Check):
@@ -25,16 +39,6 @@ class GpuEcc(Check):
         for gpu in subject.facts.gpus:
             label = gpu_label(gpu)
             reset = Remediation(role="gpu_recovery", vars={"gpu_recovery_gpus": [gpu.index]})
-            evidence = [
-                cite(
-                    gpu.sources,
-                    "ecc",
-                    "nvidia-smi -q -d ECC,ROW_REMAPPER",
-                    f"uncorrected volatile {gpu.ecc_uncorrected_volatile}, "
-                    f"remap pending {gpu.remapped_rows_pending}, "
-                    f"remap failure {gpu.remapped_rows_failure}",
-                )
-            ]
             if gpu.remapped_rows_failure:
                 yield self.finding(
                     subject,
@@ -42,7 +46,7 @@ class GpuEcc(Check):
                     sub="remap-failure",
                     expected="no remapping failure",
                     observed="Remapping Failure Occurred: Yes",
-                    evidence=evidence,
+                    evidence=ecc_evidence(gpu),
                     remediation=RMA,
                 )
             if gpu.ecc_uncorrected_volatile:
@@ -53,7 +57,7 @@ class GpuEcc(Check):
                     sub="uncorrected",
                     expected="0",
                     observed=gpu.ecc_uncorrected_volatile,
-                    evidence=evidence,
+                    evidence=ecc_evidence(gpu),
                     remediation=reset,
                 )
             if gpu.remapped_rows_pending or gpu.retired_pages_pending:
@@ -63,7 +67,7 @@ class GpuEcc(Check):
                     sub="repair-pending",
                     expected="no pending repair",
                     observed="pending",
-                    evidence=evidence,
+                    evidence=ecc_evidence(gpu),
                     remediation=reset,
                     severity=Severity.WARNING,
                 )

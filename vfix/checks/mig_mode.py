@@ -3,8 +3,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from vfix.checks.base import Check, Subject, cite, gpu_label
-from vfix.findings import Finding, Remediation
+from vfix.facts.model import Gpu
+from vfix.findings import Evidence, Finding, Remediation
 from vfix.vocabulary import Layer, Severity
+
+
+def mig_evidence(gpu: Gpu) -> list[Evidence]:
+    return [
+        cite(
+            gpu.sources,
+            "mig_mode",
+            "nvidia-smi -q",
+            f"MIG Mode Current: {gpu.mig_mode_current} Pending: {gpu.mig_mode_pending}",
+        )
+    ]
 
 
 class MigMode(Check):
@@ -25,14 +37,6 @@ class MigMode(Check):
             current, pending = gpu.mig_mode_current, gpu.mig_mode_pending
             if current is None:
                 continue  # MIG not supported on this GPU
-            evidence = [
-                cite(
-                    gpu.sources,
-                    "mig_mode",
-                    "nvidia-smi -q",
-                    f"MIG Mode Current: {current} Pending: {pending}",
-                )
-            ]
             if not matcher.test(current):
                 yield self.finding(
                     subject,
@@ -40,7 +44,7 @@ class MigMode(Check):
                     sub="mismatch",
                     expected=matcher.describe(),
                     observed=current,
-                    evidence=evidence,
+                    evidence=mig_evidence(gpu),
                 )
             elif pending is not None and pending.lower() != current.lower():
                 yield self.finding(
@@ -49,6 +53,6 @@ class MigMode(Check):
                     sub="pending",
                     expected=current,
                     observed=f"pending {pending}",
-                    evidence=evidence,
+                    evidence=mig_evidence(gpu),
                     severity=Severity.WARNING,
                 )

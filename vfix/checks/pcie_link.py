@@ -4,12 +4,24 @@ from collections.abc import Iterable
 
 from vfix.checks.base import Check, Subject, cite, gpu_label
 from vfix.facts.model import Gpu
-from vfix.findings import Finding, Remediation
+from vfix.findings import Evidence, Finding, Remediation
 from vfix.vocabulary import Layer, Severity
 
 
 def is_idle(gpu: Gpu) -> bool:
     return any("idle" in reason.lower() for reason in gpu.throttle_reasons)
+
+
+def link_evidence(gpu: Gpu) -> list[Evidence]:
+    return [
+        cite(
+            gpu.sources,
+            "pcie",
+            "nvidia-smi -q (GPU Link Info)",
+            f"gen {gpu.pcie_gen_current}/{gpu.pcie_gen_max}, "
+            f"width x{gpu.pcie_width_current}/x{gpu.pcie_width_max}",
+        )
+    ]
 
 
 class PcieLink(Check):
@@ -28,15 +40,6 @@ class PcieLink(Check):
     def check_host(self, subject: Subject) -> Iterable[Finding]:
         flag_idle_gen = bool(subject.settings.value("flag_gen_when_idle", False))
         for gpu in subject.facts.gpus:
-            evidence = [
-                cite(
-                    gpu.sources,
-                    "pcie",
-                    "nvidia-smi -q (GPU Link Info)",
-                    f"gen {gpu.pcie_gen_current}/{gpu.pcie_gen_max}, "
-                    f"width x{gpu.pcie_width_current}/x{gpu.pcie_width_max}",
-                )
-            ]
             width, width_max = gpu.pcie_width_current, gpu.pcie_width_max
             if width is not None and width_max is not None and width < width_max:
                 yield self.finding(
@@ -45,7 +48,7 @@ class PcieLink(Check):
                     sub="width",
                     expected=f"x{width_max}",
                     observed=f"x{width}",
-                    evidence=evidence,
+                    evidence=link_evidence(gpu),
                 )
             gen, gen_max = gpu.pcie_gen_current, gpu.pcie_gen_max
             if gen is None or gen_max is None or gen >= gen_max:
@@ -58,5 +61,5 @@ class PcieLink(Check):
                 sub="gen",
                 expected=f"gen{gen_max}",
                 observed=f"gen{gen}",
-                evidence=evidence,
+                evidence=link_evidence(gpu),
             )

@@ -15,7 +15,7 @@ def as_document(result: AuditResult) -> dict[str, Any]:
             {
                 "host": host,
                 "verdict": verdict.value,
-                "findings": [f.model_dump(mode="json") for f in result.findings if f.host == host],
+                "findings": [f.model_dump(mode="json") for f in result.findings_for(host)],
             }
             for host, verdict in result.verdicts.items()
             if host not in {s.host for s in result.skipped}

@@ -39,9 +39,15 @@ class CheckSettings:
     enabled: bool = True
     severity: Severity | None = None
     params: Mapping[str, Any] = field(default_factory=dict)
+    _matchers: dict[tuple[str, str], Matcher] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def matcher(self, name: str, default_op: str = "eq") -> Matcher:
-        return matcher_from(self.params.get(name), default_op)
+        key = (name, default_op)
+        if key not in self._matchers:  # settings are shared by every host of a group: cache
+            self._matchers[key] = matcher_from(self.params.get(name), default_op)
+        return self._matchers[key]
 
     def value(self, name: str, default: Any = None) -> Any:
         """The plain value of a parameter, whatever matcher wraps it."""
@@ -53,7 +59,12 @@ class CheckSettings:
     def table(self, name: str) -> dict[str, Matcher]:
         """A parameter that maps names to matchers (e.g. sysctl keys)."""
         entry = self.params.get(name) or {}
-        return {key: matcher_from(item) for key, item in entry.items()}
+        return {key: self.matcher_of(f"{name}.{key}", item) for key, item in entry.items()}
+
+    def matcher_of(self, key: str, entry: Any) -> Matcher:
+        if (key, "table") not in self._matchers:
+            self._matchers[(key, "table")] = matcher_from(entry)
+        return self._matchers[(key, "table")]
 
 
 @dataclass(frozen=True)
@@ -250,7 +261,8 @@ def _validated_group_vars(host: str, value: Any) -> dict[str, Any]:
             raise VfixError(f"host {host}: vfix_policy names unknown check {cid!r}")
         for param in set(entry) - set(RESERVED):
             problem = (
-                f"no parameter {param!r}" if param not in known[cid]
+                f"no parameter {param!r}"
+                if param not in known[cid]
                 else _value_problem(defaults[cid][param], entry[param])
             )
             if problem:

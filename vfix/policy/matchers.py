@@ -8,7 +8,7 @@ Operators: `eq`, `ne`, `ge`, `le`, `in`, `match` (regular expression, searched),
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -43,12 +43,13 @@ class Matcher:
     op: str
     expected: Any
     reason: str | None = None
+    _bound: float = field(default=0.0, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.op not in OPERATORS:
             raise ValueError(f"unknown matcher {self.op!r} (one of {', '.join(OPERATORS)})")
         if self.op in ("ge", "le") and self.expected is not None:
-            parse_quantity(self.expected)
+            object.__setattr__(self, "_bound", parse_quantity(self.expected))
         if self.op == "semver":
             try:
                 SpecifierSet(str(self.expected))
@@ -87,7 +88,7 @@ class Matcher:
             number = parse_quantity(observed)
         except ValueError:
             return False
-        bound = parse_quantity(self.expected)
+        bound = self._bound
         return number >= bound if self.op == "ge" else number <= bound
 
     def describe(self) -> str:
