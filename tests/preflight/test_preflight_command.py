@@ -214,3 +214,15 @@ def test_regrouped_devices_follow_the_raised_tp() -> None:
     tp = int(argv[argv.index("--tensor-parallel-size") + 1])
     assert tp == 2  # 32 GiB of fp8 weights + a 40960-token KV cache need two 48 GiB GPUs
     assert report.suggestion.env["CUDA_VISIBLE_DEVICES"] == "0,1"  # the NUMA-local pair
+
+
+def test_concurrency_and_uneven_nodes() -> None:
+    # Llama-3.1-8B on one 80 GiB GPU: ~54 GiB of KV cache at 128 KiB/token holds three full
+    # 131072-token requests, not 16.
+    report = run_preflight(model("llama-3.1-8b"), Plan(max_num_seqs=16, gpu_memory_gib=80), [])
+    concurrency = report.result("kv-concurrency")
+    assert concurrency.verdict is Verdict.WARN and "holds 3 full-length" in concurrency.reason
+    assert report.verdict is Verdict.WARN and report.exit_code == 0
+    nodes = [multi_gpu_host(h200(), "h100-8gpu-nv18-8nic.txt", host=f"n{i}") for i in range(2)]
+    uneven = run_preflight(model("tiny-llama-vllm-h200"), Plan(tp=1, pp=3), nodes)
+    assert uneven.result("nodes").verdict is Verdict.FAIL
