@@ -37,5 +37,7 @@ class ClocksLocked(Check):
                         f"locked SM clock {locked} MHz, max {maximum} MHz",
                     )
                 ],
-                remediation=Remediation(role="clocks", vars={"clocks_reset_gpus": [gpu.index]}),
+                remediation=Remediation(
+                    role="clocks", vars={"clocks_state": "default", "clocks_gpus": [gpu.index]}
+                ),
             )

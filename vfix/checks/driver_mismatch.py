@@ -16,11 +16,9 @@ class DriverMismatch(Check):
     layer = Layer.VERSIONS
     severity = Severity.ERROR
     tags = ("driver",)
-    remediation = Remediation.by_hand(
-        "The driver package was upgraded but the old kernel module is still loaded: drain the "
-        "node and reboot it (`vfix fix --allow-reboot`), or unload and reload the nvidia modules "
-        "once no process uses the GPUs."
-    )
+    # Reloading the modules loads the installed driver's module (the role refuses while any
+    # process holds a GPU); a reboot does the same where the modules cannot be unloaded.
+    remediation = Remediation(role="gpu_recovery", vars={"gpu_recovery_action": "reload"})
 
     def check_host(self, subject: Subject) -> Iterable[Finding]:
         versions = subject.facts.versions

@@ -38,7 +38,10 @@ class GpuEcc(Check):
     def check_host(self, subject: Subject) -> Iterable[Finding]:
         for gpu in subject.facts.gpus:
             label = gpu_label(gpu)
-            reset = Remediation(role="gpu_recovery", vars={"gpu_recovery_gpus": [gpu.index]})
+            reset = Remediation(
+                role="gpu_recovery",
+                vars={"gpu_recovery_action": "reset", "gpu_recovery_gpus": [gpu.index]},
+            )
             if gpu.remapped_rows_failure:
                 yield self.finding(
                     subject,

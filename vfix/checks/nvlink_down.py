@@ -41,6 +41,7 @@ class NvlinkDown(Check):
                     )
                 ],
                 remediation=Remediation(
-                    role="gpu_recovery", vars={"gpu_recovery_gpus": [gpu.index]}
+                    role="gpu_recovery",
+                    vars={"gpu_recovery_action": "reset", "gpu_recovery_gpus": [gpu.index]},
                 ),
             )
