@@ -80,11 +80,15 @@ class Check:
         )
 
 
-def cite(sources: dict[str, Source], key: str, origin: str, line: object = None) -> Evidence:
-    """Evidence for a value: the probe's recorded source when present, else what we know."""
-    source = sources.get(key)
-    if source is not None:
-        return Evidence(source=source.origin, lines=source.raw.splitlines() or [str(line)])
+def cite(
+    sources: dict[str, Source], keys: str | tuple[str, ...], origin: str, line: object = None
+) -> Evidence:
+    """Evidence for a value: the probe's recorded sources (field names) when present, else the
+    command/file it is known to come from and the value as read."""
+    found = [sources[key] for key in ((keys,) if isinstance(keys, str) else keys) if key in sources]
+    if found:
+        lines = [raw for source in found for raw in source.raw.splitlines()]
+        return Evidence(source=found[0].origin, lines=lines or [str(line)])
     return Evidence(source=origin, lines=[] if line is None else [str(line)])
 
 

@@ -32,7 +32,7 @@ class ClocksLocked(Check):
                 evidence=[
                     cite(
                         gpu.sources,
-                        "clocks_locked",
+                        ("clocks_locked_sm_mhz", "clocks_sm_max_mhz"),
                         "nvidia-smi -q -d CLOCK",
                         f"locked SM clock {locked} MHz, max {maximum} MHz",
                     )

@@ -17,7 +17,7 @@ def ecc_evidence(gpu: Gpu) -> list[Evidence]:
     return [
         cite(
             gpu.sources,
-            "ecc",
+            ("ecc_uncorrected_volatile", "remapped_rows_pending", "remapped_rows_failure"),
             "nvidia-smi -q -d ECC,ROW_REMAPPER",
             f"uncorrected volatile {gpu.ecc_uncorrected_volatile}, "
             f"remap pending {gpu.remapped_rows_pending}, "

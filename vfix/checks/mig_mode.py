@@ -12,7 +12,7 @@ def mig_evidence(gpu: Gpu) -> list[Evidence]:
     return [
         cite(
             gpu.sources,
-            "mig_mode",
+            ("mig_mode_current", "mig_mode_pending"),
             "nvidia-smi -q",
             f"MIG Mode Current: {gpu.mig_mode_current} Pending: {gpu.mig_mode_pending}",
         )

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from vfix.checks.base import Check, Subject, cite
-from vfix.findings import Finding, Remediation
+from vfix.findings import Evidence, Finding, Remediation
 from vfix.vocabulary import Layer, Severity
 
 
@@ -18,6 +18,12 @@ class Nofile(Check):
 
     def check_host(self, subject: Subject) -> Iterable[Finding]:
         ulimits = subject.facts.system.ulimits
+        # What the limits files configure, next to what the login really got.
+        configured = [
+            Evidence(source=path, lines=[line for line in lines if "nofile" in line.lower()])
+            for path, lines in subject.facts.system.limits_files.items()
+            if any("nofile" in line.lower() for line in lines)
+        ]
         for which, observed in (("soft", ulimits.nofile_soft), ("hard", ulimits.nofile_hard)):
             matcher = subject.settings.matcher(which, "ge")
             if observed is None or observed < 0 or matcher.test(observed):
@@ -32,9 +38,10 @@ class Nofile(Check):
                     cite(
                         subject.facts.system.sources,
                         "nofile",
-                        "ulimit -n",
-                        f"open files (-n) {observed}",
-                    )
+                        "/proc/self/limits (the probe's login)",
+                        f"Max open files ({which}) {observed}",
+                    ),
+                    *configured,
                 ],
                 remediation=Remediation(
                     role="limits", vars={f"limits_nofile_{which}": matcher.expected}

@@ -16,7 +16,7 @@ def link_evidence(gpu: Gpu) -> list[Evidence]:
     return [
         cite(
             gpu.sources,
-            "pcie",
+            ("pcie_gen_current", "pcie_gen_max", "pcie_width_current", "pcie_width_max"),
             "nvidia-smi -q (GPU Link Info)",
             f"gen {gpu.pcie_gen_current}/{gpu.pcie_gen_max}, "
             f"width x{gpu.pcie_width_current}/x{gpu.pcie_width_max}",

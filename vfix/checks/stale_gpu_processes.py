@@ -8,6 +8,9 @@ from vfix.facts.model import GpuProcess
 from vfix.findings import Evidence, Finding, Remediation
 from vfix.vocabulary import Layer, Severity
 
+GPU_DEVICE = re.compile(r"^/dev/nvidia\d+$")
+PROCESS_SOURCE = "nvidia-smi --query-compute-apps, /proc/<pid>/{stat,cmdline,fd}"
+
 
 def _any_match(patterns: list[str], text: str) -> bool:
     return any(re.search(pattern, text) for pattern in patterns)
@@ -23,7 +26,7 @@ def describe(process: GpuProcess) -> str:
 
 
 class StaleGpuProcesses(Check):
-    """No orphaned process holds GPU memory, and no vLLM/Ray worker outlives its engine."""
+    """No orphaned process holds a GPU, and no vLLM/Ray worker outlives its server."""
 
     id = "stale-gpu-processes"
     layer = Layer.RESOURCES
@@ -34,38 +37,43 @@ class StaleGpuProcesses(Check):
     def check_host(self, subject: Subject) -> Iterable[Finding]:
         protected = list(subject.settings.value("protected") or [])
         workers = list(subject.settings.value("worker_patterns") or [])
-        for process in subject.facts.processes.gpu:
-            if _any_match(protected, process.cmdline):
-                continue  # persistence daemon, DCGM, fabric manager, Xorg: never stale
+        servers = list(subject.settings.value("server_patterns") or [])
+        processes = subject.facts.processes.gpu
+        server_alive = any(_any_match(servers, p.cmdline) for p in processes)
+        fix = Remediation(
+            role="gpu_processes",
+            vars={
+                "gpu_processes_terminate": True,
+                "gpu_processes_worker_patterns": workers,
+                "gpu_processes_server_patterns": servers,
+                "gpu_processes_protected_patterns": protected,
+            },
+        )
+        for process in processes:
+            if _any_match(protected, process.cmdline) or _any_match(servers, process.cmdline):
+                continue  # system services and live vLLM servers are never stale
             memory = sum(process.gpu_memory_mib.values())
-            orphaned = process.parent_alive is False or process.ppid == 1
-            evidence = [
-                Evidence(
-                    source="nvidia-smi --query-compute-apps + /proc", lines=[describe(process)]
-                )
-            ]
-            fix = Remediation(
-                role="gpu_processes",
-                vars={
-                    "gpu_processes_terminate": True,
-                    "gpu_processes_worker_patterns": workers,
-                    "gpu_processes_protected_patterns": protected,
-                },
-            )
-            if process.parent_alive is False and memory > 0:
+            holds_gpu = memory > 0 or any(GPU_DEVICE.match(d) for d in process.devices)
+            evidence = [Evidence(source=PROCESS_SOURCE, lines=[describe(process)])]
+            if process.parent_alive is False and holds_gpu:
                 yield self.finding(
                     subject,
-                    f"pid {process.pid} holds {memory} MiB of GPU memory; its parent died",
+                    f"pid {process.pid} holds a GPU ({memory} MiB) and its parent died",
                     sub="orphan",
-                    expected="no orphaned GPU memory holders",
+                    expected="no orphaned GPU holders",
                     observed=f"pid {process.pid}",
                     evidence=evidence,
                     remediation=fix,
+                    severity=Severity.ERROR if memory else Severity.WARNING,
                 )
-            elif orphaned and _any_match(workers, process.cmdline):
+            elif (
+                (process.parent_alive is False or process.ppid == 1)
+                and not server_alive
+                and _any_match(workers, process.cmdline)
+            ):
                 yield self.finding(
                     subject,
-                    f"pid {process.pid} is a vLLM/Ray worker whose engine is gone "
+                    f"pid {process.pid} is a vLLM/Ray worker with no live server "
                     f"({memory} MiB held)",
                     sub="orphan-worker",
                     expected="no orphaned workers",

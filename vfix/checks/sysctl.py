@@ -36,7 +36,7 @@ class Sysctl(Check):
                     sub="missing",
                     expected=matcher.describe(),
                     observed="not readable",
-                    evidence=[cite(sources, key, f"/proc/sys/{key.replace('.', '/')}")],
+                    evidence=[cite(sources, f"sysctl.{key}", f"/proc/sys/{key.replace('.', '/')}")],
                     severity=Severity.INFO,
                     remediation=Remediation.by_hand(
                         f"Read `sysctl {key}` on the node; the probe could not."
@@ -52,7 +52,7 @@ class Sysctl(Check):
                 sub="mismatch",
                 expected=matcher.describe(),
                 observed=value,
-                evidence=[cite(sources, key, f"sysctl {key}", f"{key} = {value}")],
+                evidence=[cite(sources, f"sysctl.{key}", f"sysctl {key}", f"{key} = {value}")],
                 remediation=Remediation(
                     role="sysctl", vars={"sysctl_settings": {key: target_value(matcher)}}
                 ),
