@@ -34,6 +34,7 @@ def _register() -> None:
     from vfix.commands import diff; app.command("diff")(diff.diff_command)  # noqa: E702, I001
     from vfix.commands import fix; app.command("fix")(fix.fix_command)  # noqa: E702, I001
     from vfix.commands import validate; app.add_typer(validate.app, name="validate")  # noqa: E702, I001
+    from vfix.commands import onboard; app.command("onboard")(onboard.onboard_command)  # noqa: E702, I001
     pass
 
 

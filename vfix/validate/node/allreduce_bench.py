@@ -30,6 +30,7 @@ except ImportError as error:  # the node has no torch: say so in one line
 SCHEMA_VERSION = 1
 # Values 0..6 scaled by (rank+1): every partial sum stays a small integer, exact in float32.
 PATTERN_MODULUS = 7
+RANK_INFO_BYTES = 512
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -122,15 +123,18 @@ def bus_factor(world_size: int) -> float:
 
 
 def describe_ranks(device: torch.device) -> list[dict[str, object]]:
-    mine: dict[str, object] = {
+    """Every rank's host, pid and device. Sent as fixed-size byte tensors rather than with
+    all_gather_object, which needs numpy (absent from minimal CPU nodes)."""
+    mine = json.dumps({
         "rank": dist.get_rank(),
         "host": socket.gethostname(),
         "pid": os.getpid(),
         "device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu",
-    }
-    everyone: list[object] = [None] * dist.get_world_size()
-    dist.all_gather_object(everyone, mine)
-    return [entry for entry in everyone if isinstance(entry, dict)]
+    }).encode()[:RANK_INFO_BYTES].ljust(RANK_INFO_BYTES)
+    mine_tensor = torch.tensor(list(mine), dtype=torch.uint8, device=device)
+    everyone = [torch.empty_like(mine_tensor) for _ in range(dist.get_world_size())]
+    dist.all_gather(everyone, mine_tensor)
+    return [json.loads(bytes(t.cpu().tolist()).decode().strip()) for t in everyone]
 
 
 def nccl_version() -> str | None:
