@@ -37,7 +37,8 @@ def test_an_unreachable_rendezvous_fails_in_the_network_layer(tmp_path, test_nod
     report = runs.validate_allreduce(inventory, None, tmp_path / "out", {
         "allreduce_pythonpath": "/opt/torch", "allreduce_backend": "gloo",
         "allreduce_rdzv_host": "10.255.255.1",  # nobody there: the rendezvous cannot form
-        "allreduce_max_bytes": 65536, "allreduce_timeout_s": 20})
+        "allreduce_max_bytes": 65536, "allreduce_timeout_s": 20,
+        "allreduce_rdzv_join_timeout_s": 10})
     for node in report.nodes:
         assert node.verdict is Verdict.FAIL
         [finding] = node.findings

@@ -67,7 +67,7 @@ def parse_allreduce(text: str, source: str = "<json>") -> AllreduceResult:
             nnodes=int(doc["nnodes"]), hosts=sorted({str(r.get("host")) for r in ranks}),
             device=str(ranks[0].get("device", "")) if ranks else "", torch=doc.get("torch"),
             nccl=doc.get("nccl"), rows=rows)
-    except (ValueError, KeyError, TypeError) as error:
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
         raise VfixError(f"{source}: not a vfix all-reduce result ({error})") from error
 
 

@@ -22,6 +22,7 @@ _OOB = re.compile(r"Out of bounds values\s*:\s*(\d+)\s+(\w+)")
 _AVG = re.compile(r"Avg bus bandwidth\s*:\s*([\d.eE+-]+)")
 _AVG_LINE = re.compile(r"#\s*Avg bus bandwidth[^\n]*")
 _COLLECTIVE = re.compile(r"Collective test starting: (\S+)")
+_BINARY = re.compile(r"(?:^|[/\s])(\w+_perf)\b")  # older versions print no name: the command
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,8 @@ def parse_plain(text: str, source: str = "<text>") -> NcclRun:
     for line in text.splitlines():
         stripped = line.strip()
         if match := _COLLECTIVE.search(line):
+            collective = match.group(1)
+        elif form is None and collective is None and (match := _BINARY.search(line)):
             collective = match.group(1)
         if match := _VERSION.search(line):
             version = match.group(1)

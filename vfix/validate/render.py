@@ -11,6 +11,7 @@ from collections.abc import Callable
 from xml.etree import ElementTree
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from vfix.formats import Format
@@ -50,14 +51,15 @@ def render_table(report: ValidationReport, color: bool = False) -> str:
     for node in report.nodes:
         findings = "\n".join(f"{f.severity.value} {f.check}: {f.message}" for f in node.findings)
         notes = "\n".join(f"note: {note}" for note in node.notes)
-        table.add_row(node.host, f"[{style[node.verdict]}]{node.verdict.value}[/]",
-                      _metrics_line(node), "\n".join(p for p in (findings, notes) if p))
+        table.add_row(escape(node.host), f"[{style[node.verdict]}]{node.verdict.value}[/]",
+                      escape(_metrics_line(node)),
+                      escape("\n".join(p for p in (findings, notes) if p)))
     buffer = io.StringIO()
     console = Console(file=buffer, force_terminal=color, width=160, color_system="auto"
                       if color else None)
     console.print(table)
     for note in report.notes:
-        console.print(f"note: {note}")
+        console.print(escape(f"note: {note}"))
     return buffer.getvalue()
 
 
