@@ -56,3 +56,19 @@ def test_missing_inventory_and_empty_limit_are_errors(tmp_path):
         load_inventory(tmp_path / "nope.yml")
     with pytest.raises(VfixError, match="has no hosts"):
         load_inventory(EXAMPLE, "no_such_group")
+
+
+def test_cached_facts_never_pass_for_inventory_vars(tmp_path, monkeypatch):
+    cache = tmp_path / "fact_cache"
+    monkeypatch.setenv("ANSIBLE_CACHE_PLUGIN", "jsonfile")
+    monkeypatch.setenv("ANSIBLE_CACHE_PLUGIN_CONNECTION", str(cache))
+    from ansible.plugins.loader import cache_loader
+
+    from vfix.ansible.loader import ensure_plugin_loader
+
+    ensure_plugin_loader()
+    cache_loader.get("ansible.builtin.jsonfile", _uri=str(cache)).set(
+        "l40s-01", {"vfix_probe": {"stale": True}})
+    host = load_inventory(EXAMPLE, "l40s-01").hosts[0]
+    assert "vfix_probe" not in host.vfix_vars
+    assert host.vfix_vars["vfix_gpu_count"] == 4

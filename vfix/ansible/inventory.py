@@ -78,6 +78,11 @@ def load_inventory(source: str | Path, limit: str | None = None) -> Inventory:
         where = f"inventory {text}" + (f" with limit {limit!r}" if limit else "")
         raise VfixError(f"{where} has no hosts")
     variables = VariableManager(loader=loader, inventory=manager)
+    # Inventory variables only: facts cached by earlier runs (ansible.cfg's fact cache) must
+    # not leak in, so this VariableManager gets an empty in-memory cache.
+    from ansible.plugins.loader import cache_loader
+
+    variables._fact_cache = cache_loader.get("ansible.builtin.memory")
     hosts = []
     for host in matched:
         host_vars = variables.get_vars(host=host, include_hostvars=False)

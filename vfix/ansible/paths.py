@@ -50,6 +50,7 @@ def ansible_environment() -> dict[str, str]:
         "ANSIBLE_CONFIG": str(home / "ansible.cfg"),
         "ANSIBLE_ROLES_PATH": str(home / "roles"),
         "ANSIBLE_LIBRARY": os.pathsep.join(str(p) for p in library_dirs()),
+        "ANSIBLE_ACTION_PLUGINS": str(PACKAGE_DIR / "ansible" / "action_plugins"),
         # ansible-runner starts ansible-playbook by name: use the one next to this Python.
         "PATH": bin_dir if not path else f"{bin_dir}{os.pathsep}{path}",
     }
