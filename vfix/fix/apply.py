@@ -98,11 +98,11 @@ class _Collector:
             if res.get("changed"):
                 self.changes.setdefault(host, []).append(
                     Change(str(data.get("task", "")), render_diff(res.get("diff"))))
-            for line in res.get("processes") or []:
-                if isinstance(line, str):
-                    self.notes.setdefault(host, []).append(line)
-            for warning in res.get("warnings") or []:
-                self.notes.setdefault(host, []).append(f"warning: {warning}")
+            if "processes" not in res:  # only gpu_processes reports lines for the operator
+                return
+            notes = self.notes.setdefault(host, [])
+            notes.extend(line for line in res["processes"] or [] if isinstance(line, str))
+            notes.extend(f"warning: {w}" for w in res.get("warnings") or [])
 
 
 def apply_plan(plan: Plan, inventory: str | Path | None, *, check: bool,
