@@ -144,45 +144,44 @@ def section_os(opts: dict) -> dict:
     }
 
 
-# Runs under the asked-for interpreter: package versions from metadata, never importing them.
+# Runs under the asked-for interpreter: package versions from the *.dist-info names (metadata
+# on disk, never importing the packages, never parsing every METADATA file: that is slow).
 PYTHON_HELPER = r"""
 import json, os, sys
-out = {"executable": sys.executable, "version": "%d.%d.%d" % tuple(sys.version_info[:3]),
-       "site": [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]}
+out = {"executable": sys.executable, "version": "%d.%d.%d" % tuple(sys.version_info[:3])}
 WANT = ("torch", "torchvision", "torchaudio", "vllm", "ray", "transformers", "triton",
         "pytorch-triton", "xformers", "flashinfer-python", "flashinfer", "nvidia-ml-py", "pynvml",
         "deepspeed", "accelerate", "cupy-cuda12x", "cupy-cuda13x", "nixl", "lmcache")
+sites = [p for p in sys.path if p.endswith(("site-packages", "dist-packages")) and os.path.isdir(p)]
 pkgs, libs, torch = {}, [], None
-try:
-    from importlib import metadata
-    dists = list(metadata.distributions())
-except Exception as error:
-    dists = []
-    out["error"] = "importlib.metadata: %s" % error
-for dist in dists:
-    try:
-        name = (dist.metadata["Name"] or "").lower().replace("_", "-")
-    except Exception:
-        continue
-    if not name or not (name in WANT or name.startswith("nvidia-")):
-        continue
-    pkgs[name] = dist.version
-    if name.startswith("nvidia-nccl") or name.startswith("nvidia-cuda-runtime") or name == "torch":
-        for f in dist.files or ():
-            text = str(f)
-            if "libnccl" in text or "libcudart" in text:
-                libs.append({"path": os.path.realpath(str(dist.locate_file(f))), "record": text,
-                             "package": name, "version": dist.version})
-    if name == "torch":
-        torch = {"dir": str(dist.locate_file("torch")), "version_py": None}
+for site in sites:
+    for entry in sorted(os.listdir(site)):
+        if not entry.endswith((".dist-info", ".egg-info")):
+            continue
+        parts = entry.rsplit(".", 1)[0].split("-")
+        name = parts[0].lower().replace("_", "-").replace(".", "-")
+        if len(parts) < 2 or name in pkgs or not (name in WANT or name.startswith("nvidia-")):
+            continue
+        pkgs[name] = parts[1]  # the first on sys.path wins, as for import
+        if not (name.startswith(("nvidia-nccl", "nvidia-cuda-runtime")) or name == "torch"):
+            continue
         try:
-            with open(str(dist.locate_file("torch/version.py"))) as handle:
-                torch["version_py"] = handle.read(4000)
+            with open(os.path.join(site, entry, "RECORD")) as handle:
+                record = [line.split(",")[0] for line in handle if "libnccl" in line
+                          or "libcudart" in line]
         except OSError:
-            pass
-out["packages"] = pkgs
-out["libraries"] = libs
-out["torch"] = torch
+            record = []
+        for rel in record:
+            libs.append({"path": os.path.realpath(os.path.join(site, rel)), "record": rel,
+                         "package": name, "version": parts[1]})
+        if name == "torch":
+            torch = {"dir": os.path.join(site, "torch"), "version_py": None}
+            try:
+                with open(os.path.join(site, "torch", "version.py")) as handle:
+                    torch["version_py"] = handle.read(4000)
+            except OSError:
+                pass
+out.update(site=sites, packages=pkgs, libraries=libs, torch=torch)
 print(json.dumps(out))
 """
 
