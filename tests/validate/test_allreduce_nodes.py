@@ -32,13 +32,14 @@ def test_gloo_allreduce_across_two_namespaced_nodes(tmp_path, test_nodes, torch_
 
 def test_an_unreachable_rendezvous_fails_in_the_network_layer(tmp_path, test_nodes,
                                                                torch_cpu_dir):
-    nodes = test_nodes(2, netns=True, binds={str(torch_cpu_dir): "/opt/torch"})
+    nodes = test_nodes(1, netns=True, binds={str(torch_cpu_dir): "/opt/torch"})
     inventory = nodes.write_inventory(tmp_path / "hosts.yml")
     report = runs.validate_allreduce(inventory, None, tmp_path / "out", {
         "allreduce_pythonpath": "/opt/torch", "allreduce_backend": "gloo",
-        "allreduce_rdzv_host": "10.255.255.1",  # nobody there: the rendezvous cannot form
+        # The bridge's own address on the test network: nothing listens on the port there.
+        "allreduce_rdzv_host": nodes.cluster.slot.bridge_address, "allreduce_rdzv_port": 29599,
         "allreduce_max_bytes": 65536, "allreduce_timeout_s": 20,
-        "allreduce_rdzv_join_timeout_s": 10})
+        "allreduce_rdzv_join_timeout_s": 10, "allreduce_rdzv_read_timeout_s": 10})
     for node in report.nodes:
         assert node.verdict is Verdict.FAIL
         [finding] = node.findings
