@@ -21,7 +21,7 @@ def drift_findings(
     for key in keys:
         if key.name in ignored:
             continue
-        result = split(key.name, {m.host: key.extract(m.facts) for m in members})
+        result = split(key.name, {m.host: value_of(m, key) for m in members})
         if result is None:
             continue
         outliers = sorted(result.outliers.items())
@@ -41,6 +41,12 @@ def drift_findings(
                 evidence=evidence,
                 layer=key.layer,
             )
+
+
+def value_of(member: Subject, key: DriftKey) -> str | None:
+    if key.name not in member.memo:
+        member.memo[key.name] = key.extract(member.facts)
+    return member.memo[key.name]
 
 
 def examples(hosts: list[str], hidden: int = 0) -> str:

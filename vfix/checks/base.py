@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
@@ -27,6 +27,8 @@ class Subject:
 
     facts: HostFacts
     settings: CheckSettings
+    # drift values already extracted for this host (a host is in several groups)
+    memo: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def host(self) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -36,6 +37,15 @@ def _loose_version(text: str) -> Version:
     """'2.28.3-1' or '580.159.04' or '2.11.0+cu130' as a comparable version."""
     cleaned = str(text).strip().split("-", 1)[0]
     return Version(cleaned)
+
+
+@lru_cache(maxsize=4096)
+def _satisfies(constraint: str, observed: str) -> bool:
+    """A fleet has few distinct versions: cached, since parsing dominates the comparison."""
+    try:
+        return _loose_version(observed) in SpecifierSet(constraint)
+    except InvalidVersion:
+        return False
 
 
 @dataclass(frozen=True)
@@ -80,10 +90,7 @@ class Matcher:
         if self.op == "match":
             return re.search(str(self.expected), str(observed)) is not None
         if self.op == "semver":
-            try:
-                return _loose_version(observed) in SpecifierSet(str(self.expected))
-            except InvalidVersion:
-                return False
+            return _satisfies(str(self.expected), str(observed))
         try:
             number = parse_quantity(observed)
         except ValueError:
