@@ -143,3 +143,17 @@ def test_invalid_inventory_policy_is_an_operational_error(vfix_policy: object) -
     facts = h200(patch={"group_vars": {"vfix_policy": vfix_policy}})
     with pytest.raises(VfixError, match="host h200-vm"):
         default_policy().for_host(facts)
+
+
+def test_the_example_inventory_group_vars_are_valid_policy() -> None:
+    group_vars = Path(__file__).resolve().parents[2] / "inventories" / "example" / "group_vars"
+    checked = 0
+    for file in sorted(group_vars.glob("*.yml")):
+        values = yaml.safe_load(file.read_text()) or {}
+        audit_vars = {k: v for k, v in values.items() if k in ("vfix_policy", "vfix_gpu_count")}
+        if not audit_vars:
+            continue
+        settings = default_policy().for_host(h200(patch={"group_vars": audit_vars}))
+        assert settings["gpu-count"].matcher("count").expected == audit_vars["vfix_gpu_count"]
+        checked += 1
+    assert checked >= 2
