@@ -97,3 +97,11 @@ def test_cpu_only_skips_gpu_checks_without_errors() -> None:
     assert {f.check for f in result.findings} >= {"gpu-count[none]"}
     assert not [f for f in result.findings if f.check_id in (
         "mig-mode", "pcie-link", "persistence-mode", "iommu-p2p", "gpu-missing")]
+
+
+def test_ib_disable_matters_only_where_an_hca_exists() -> None:
+    env = {"system": {"env": {"NCCL_IB_DISABLE": "1"}}}
+    assert checks_found(h200(patch=env), "nccl-env") == []
+    with_hca = {"system": {**env["system"], "ib_devices": [{"name": "mlx5_0", "ports": []}]}}
+    (finding,) = checks_found(h200(patch=with_hca), "nccl-env")
+    assert finding.remediation.is_manual  # set in the environment, not /etc/nccl.conf

@@ -34,6 +34,8 @@ class NcclEnv(Check):
             setting = nccl_setting(subject.facts, name)
             if setting is None or matcher.test(setting[0]):
                 continue
+            if name == "NCCL_IB_DISABLE" and not subject.facts.system.ib_devices:
+                continue  # no HCA on this node: disabling IB changes nothing
             value, where = setting
             yield self.finding(
                 subject,
