@@ -62,6 +62,8 @@ def _mib(value: Any) -> int | None:
 
 
 COMPUTE_MODES = {0: "Default", 1: "Exclusive_Thread", 2: "Prohibited", 3: "Exclusive_Process"}
+ARCHITECTURES = {2: "Kepler", 3: "Maxwell", 4: "Pascal", 5: "Volta", 6: "Turing", 7: "Ampere",
+                 8: "Ada Lovelace", 9: "Hopper", 10: "Blackwell", 13: "Rubin"}
 
 
 def gpu_from_nvml(raw: dict[str, Any]) -> Gpu:
@@ -128,6 +130,7 @@ def gpu_from_nvml(raw: dict[str, Any]) -> Gpu:
         temperature_c=_int(raw.get("temperature_c")),
         nvlinks=nvlinks or None,
         vbios=clean(ok(raw.get("vbios"))),
+        architecture=ARCHITECTURES.get(_int(raw.get("architecture")) or -1),
         sources=sources,
     )
 

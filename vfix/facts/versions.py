@@ -132,7 +132,7 @@ def _cuda_runtimes(probe: dict[str, Any], helper: dict[str, Any]) -> list[CudaRu
                                                   version=match.group(1) if match else None,
                                                   origin=entry.get("origin") or "unknown")
     for lib in helper.get("libraries") or []:
-        if isinstance(lib, dict) and "libcudart" in str(lib.get("path")):
+        if isinstance(lib, dict) and re.search(r"libcudart\.so", str(lib.get("path"))):
             runtimes[lib["path"]] = CudaRuntime(path=lib["path"], version=lib.get("version"),
                                                 origin="pip")
     for path, text in ((probe.get("libraries") or {}).get("cuda_version_files") or {}).items():

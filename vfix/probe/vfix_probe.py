@@ -167,8 +167,8 @@ for site in sites:
             continue
         try:
             with open(os.path.join(site, entry, "RECORD")) as handle:
-                record = [line.split(",")[0] for line in handle if "libnccl" in line
-                          or "libcudart" in line]
+                record = [line.split(",")[0] for line in handle if ".so" in line
+                          and ("libnccl" in line or "libcudart" in line)]
         except OSError:
             record = []
         for rel in record:
@@ -230,15 +230,20 @@ def _lib_dirs() -> list:
     return dirs
 
 
-def _dpkg_owner(real: str, names: list) -> dict | None:
-    for list_file in glob.glob(_path("/var/lib/dpkg/info/*.list")):
+def _dpkg_owner(real: str, aliases: list) -> dict | None:
+    """The package that ships the real file (libnccl2), not one shipping a symlink to it
+    (libnccl-dev owns libnccl.so)."""
+    lists = {}
+    for list_file in sorted(glob.glob(_path("/var/lib/dpkg/info/*.list"))):
         base = os.path.basename(list_file)
-        if not base.startswith(("libnccl", "cuda-cudart", "libcudart")):
-            continue
-        text = read_text(list_file[len(ROOT):] if ROOT else list_file) or ""
-        if any(line.strip() in names for line in text.splitlines()):
-            package = base[: -len(".list")].split(":")[0]
-            return {"package": package, "version": _dpkg_version(package)}
+        if base.startswith(("libnccl", "cuda-cudart", "libcudart")):
+            text = read_text(list_file[len(ROOT):] if ROOT else list_file) or ""
+            lists[base[: -len(".list")].split(":")[0]] = {line.strip() for line in
+                                                          text.splitlines()}
+    for wanted in ([real], aliases):
+        for package, paths in lists.items():
+            if any(name in paths for name in wanted):
+                return {"package": package, "version": _dpkg_version(package)}
     return None
 
 
@@ -265,7 +270,7 @@ def section_libraries(opts: dict) -> dict:
                     entry["aliases"].append(shown)
     for entry in seen.values():
         if entry["origin"] == "system" and os.path.isdir(_path("/var/lib/dpkg/info")):
-            owner = _dpkg_owner(entry["path"], [entry["path"]] + entry["aliases"])
+            owner = _dpkg_owner(entry["path"], entry["aliases"])
             if owner:
                 entry.update(owner)
     cuda_versions = {}
@@ -335,6 +340,7 @@ def _collect_pynvml(pynvml) -> dict:
     reasons = getattr(nv, "nvmlDeviceGetCurrentClocksEventReasons", None) or getattr(
         nv, "nvmlDeviceGetCurrentClocksThrottleReasons", None)
     uncorrected = nv.NVML_MEMORY_ERROR_TYPE_UNCORRECTED
+    architecture = getattr(nv, "nvmlDeviceGetArchitecture", None)  # newer nvidia-ml-py only
     for index in range(count):
         h = nv.nvmlDeviceGetHandleByIndex(index)
         gpu = {
@@ -343,7 +349,7 @@ def _collect_pynvml(pynvml) -> dict:
             "uuid": _nvml_value(nv.nvmlDeviceGetUUID, h),
             "pci": _nvml_value(nv.nvmlDeviceGetPciInfo, h),
             "compute_capability": _nvml_value(nv.nvmlDeviceGetCudaComputeCapability, h),
-            "memory": _nvml_value(nv.nvmlDeviceGetMemoryInfo, h),
+            "memory": _memory(nv, h),
             "persistence_mode": _nvml_value(nv.nvmlDeviceGetPersistenceMode, h),
             "mig_mode": _nvml_value(nv.nvmlDeviceGetMigMode, h),
             "compute_mode": _nvml_value(nv.nvmlDeviceGetComputeMode, h),
@@ -369,6 +375,7 @@ def _collect_pynvml(pynvml) -> dict:
             "power_limit_mw": _nvml_value(nv.nvmlDeviceGetEnforcedPowerLimit, h),
             "temperature_c": _nvml_value(nv.nvmlDeviceGetTemperature, h, nv.NVML_TEMPERATURE_GPU),
             "vbios": _nvml_value(nv.nvmlDeviceGetVbiosVersion, h),
+            "architecture": _nvml_value(architecture, h) if architecture else None,
             "processes": _nvml_value(nv.nvmlDeviceGetComputeRunningProcesses, h),
             "nvlink": [],
         }
@@ -379,6 +386,16 @@ def _collect_pynvml(pynvml) -> dict:
                 break
         data["gpus"].append(gpu)
     return data
+
+
+def _memory(nv, handle) -> object:
+    """v2 splits driver-reserved memory out of "used", as nvidia-smi shows it; v1 fallback."""
+    version = getattr(nv, "nvmlMemory_v2", None)
+    if version is not None:
+        value = _nvml_value(nv.nvmlDeviceGetMemoryInfo, handle, version)
+        if not (isinstance(value, dict) and "error" in value):
+            return value
+    return _nvml_value(nv.nvmlDeviceGetMemoryInfo, handle)
 
 
 def _pynvml_module():
@@ -687,6 +704,8 @@ def section_processes(opts: dict) -> dict:
             continue
         fields = _stat_fields(pid) or []
         ppid = int(fields[1]) if len(fields) > 1 else None
+        if not ROOT and os.getpid() in (int(pid), ppid):
+            continue  # the probe itself (NVML) and its own nvidia-smi children
         start = None
         if len(fields) > 19 and boot_time is not None:
             start = boot_time + int(fields[19]) / float(ticks)
