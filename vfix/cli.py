@@ -24,18 +24,29 @@ app = typer.Typer(
 
 
 def _register() -> None:
-    # One line per sub-command; each module in vfix/commands/ owns its options.
+    """Attach every sub-command; each module in vfix/commands/ owns its options."""
     # Imported here, not at module top, so `import vfix.cli` stays cheap.
-    from vfix.commands import diagnose; app.command("diagnose")(diagnose.diagnose)  # noqa: E702, I001
-    from vfix.commands import probe; app.command("probe")(probe.probe)  # noqa: E702, I001
-    from vfix.commands import gather; app.command("gather")(gather.gather_command)  # noqa: E702, I001
-    from vfix.commands import preflight; app.command("preflight")(preflight.preflight)  # noqa: E702, I001
-    from vfix.commands import audit; app.command("audit")(audit.audit_command)  # noqa: E702, I001
-    from vfix.commands import diff; app.command("diff")(diff.diff_command)  # noqa: E702, I001
-    from vfix.commands import fix; app.command("fix")(fix.fix_command)  # noqa: E702, I001
-    from vfix.commands import validate; app.add_typer(validate.app, name="validate")  # noqa: E702, I001
-    from vfix.commands import onboard; app.command("onboard")(onboard.onboard_command)  # noqa: E702, I001
-    pass
+    from vfix.commands import (
+        audit,
+        diagnose,
+        diff,
+        fix,
+        gather,
+        onboard,
+        preflight,
+        probe,
+        validate,
+    )
+
+    app.command("probe")(probe.probe)
+    app.command("gather")(gather.gather_command)
+    app.command("audit")(audit.audit_command)
+    app.command("fix")(fix.fix_command)
+    app.add_typer(validate.app, name="validate")
+    app.command("diagnose")(diagnose.diagnose)
+    app.command("preflight")(preflight.preflight)
+    app.command("diff")(diff.diff_command)
+    app.command("onboard")(onboard.onboard_command)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -48,9 +59,9 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         print("vfix: interrupted", file=sys.stderr)
         sys.exit(ExitCode.OPERATIONAL_ERROR)
-    except Exception as error:  # noqa: BLE001 - the contract is one line, never a traceback
+    except Exception as error:  # the contract is one line, never a traceback
         if os.environ.get("VFIX_DEBUG"):
             raise
-        print(f"vfix: internal error: {type(error).__name__}: {error} (VFIX_DEBUG=1 shows the traceback)",
-              file=sys.stderr)
+        reason = f"{type(error).__name__}: {error}".splitlines()[0]
+        print(f"vfix: internal error: {reason} (VFIX_DEBUG=1 shows the traceback)", file=sys.stderr)
         sys.exit(ExitCode.OPERATIONAL_ERROR)

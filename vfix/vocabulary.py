@@ -1,9 +1,9 @@
 """The project's fixed words: failure layers (in triage order), severities, verdicts."""
 
-from enum import Enum
+from enum import StrEnum
 
 
-class Layer(str, Enum):
+class Layer(StrEnum):
     """Where a multi-GPU deployment breaks, in the order an operator should look."""
 
     VISIBILITY = "visibility"
@@ -19,7 +19,7 @@ class Layer(str, Enum):
         return list(Layer).index(self)
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     INFO = "info"
     WARNING = "warning"
     ERROR = "error"
@@ -29,7 +29,7 @@ class Severity(str, Enum):
         return list(Severity).index(self)
 
 
-class Verdict(str, Enum):
+class Verdict(StrEnum):
     PASS = "PASS"
     WARN = "WARN"
     FAIL = "FAIL"
