@@ -51,6 +51,9 @@ def ansible_environment() -> dict[str, str]:
         "ANSIBLE_ROLES_PATH": str(home / "roles"),
         "ANSIBLE_LIBRARY": os.pathsep.join(str(p) for p in library_dirs()),
         "ANSIBLE_ACTION_PLUGINS": str(PACKAGE_DIR / "ansible" / "action_plugins"),
+        # An inventory that does not parse stops Ansible, never a run on "implicit localhost".
+        "ANSIBLE_INVENTORY_UNPARSED_FAILED": "True",
+        "ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED": "True",
         # ansible-runner starts ansible-playbook by name: use the one next to this Python.
         "PATH": bin_dir if not path else f"{bin_dir}{os.pathsep}{path}",
     }

@@ -53,6 +53,12 @@ class Progress:
             self._live.__exit__(None, None, None)
             self._live = None
 
+    def expect(self, hosts: list[str], title: str) -> None:
+        """Name every targeted host up front (they show as waiting) and set the title."""
+        self.title = title
+        for host in hosts:
+            self.lines.setdefault(host, HostLine())
+
     def update(self, host: str, status: str, task: str = "") -> None:
         line = self.lines.setdefault(host, HostLine())
         now = time.monotonic()

@@ -63,6 +63,7 @@ class PlaybookResult:
     rc: int
     hosts: Mapping[str, HostResult]
     duration_s: float
+    inventory: Inventory  # the targeted hosts with their groups and vfix_* vars
 
     @property
     def failed_hosts(self) -> list[str]:
@@ -168,30 +169,34 @@ def run_playbook(
     title: str | None = None,
     event_handler: EventHandler | None = None,
     targets: Inventory | None = None,
+    read_only: bool = False,
 ) -> PlaybookResult:
     """Run `playbooks/<playbook>.yml` and return per-host results as frozen data.
 
-    `targets` is the already-loaded inventory (gather loads it for the hosts' groups); when
-    omitted the inventory is loaded here, so a bad inventory fails before Ansible starts.
-    `progress=None` shows live progress only when stderr is a terminal.
+    The inventory is read first (`targets`, if the caller already has it), so a bad inventory
+    fails before Ansible starts. A `read_only` playbook (gather) instead starts at once and the
+    inventory is read while Ansible starts up (they overlap on the controller's cores); a bad
+    inventory then cancels the run. `progress=None` shows live progress only on a terminal.
     """
     import ansible_runner
 
     from vfix.ansible.paths import default_inventory
 
     source = str(inventory) if inventory is not None else str(default_inventory())
-    targets = targets or load_inventory(source, limit)
     if forks is not None and forks < 1:
         raise VfixError(f"--forks must be at least 1, not {forks}")
     path = playbook_path(playbook)
+    overlap = read_only and targets is None
+    if targets is None and not overlap:
+        targets = load_inventory(source, limit)
     cmdline = " ".join([*(["--check"] if check else []), *(["--diff"] if diff else [])])
-    display = Progress(targets.names, title or f"{path.stem}: {len(targets.names)} host(s)",
-                       enabled=progress)
+    display = Progress(targets.names if targets else [], title or path.stem, enabled=progress)
     collector = _EventCollector(display, event_handler)
+    stop = threading.Event()
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="vfix-ansible-") as private, display, \
             _cancel_on_interrupt() as cancelled:
-        runner = ansible_runner.run(
+        thread, runner = ansible_runner.run_async(
             private_data_dir=private,
             project_dir=str(ansible_home()),
             playbook=str(path),
@@ -206,8 +211,17 @@ def run_playbook(
             quiet=True,
             suppress_env_files=True,
             event_handler=collector,
-            cancel_callback=cancelled,
+            cancel_callback=lambda: cancelled() or stop.is_set(),
         )
+        if targets is None:
+            try:
+                targets = load_inventory(source, limit)
+            except BaseException:
+                stop.set()
+                thread.join()
+                raise
+        display.expect(targets.names, title or f"{path.stem}: {len(targets.names)} host(s)")
+        thread.join()
         if runner.status == "canceled":
             raise VfixError("interrupted: the Ansible run was stopped")
         if runner.rc == 127 or runner.status == "error":
@@ -215,7 +229,8 @@ def run_playbook(
                             f"{_last_line(runner)}")
         hosts = _host_results(runner, targets.names, collector.hosts)
     return PlaybookResult(playbook=str(path), status=str(runner.status), rc=int(runner.rc or 0),
-                          hosts=MappingProxyType(hosts), duration_s=time.monotonic() - started)
+                          hosts=MappingProxyType(hosts), duration_s=time.monotonic() - started,
+                          inventory=targets)
 
 
 def _host_results(runner: Any, names: list[str],

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from vfix import __version__
-from vfix.ansible.inventory import Inventory, load_inventory
+from vfix.ansible.inventory import Inventory
 from vfix.ansible.paths import default_inventory
 from vfix.ansible.runner import HostResult, run_playbook
 from vfix.errors import VfixError
@@ -46,17 +46,16 @@ def gather(inventory: str | Path | None = None, limit: str | None = None,
     `.vfix/runs/<UTC timestamp>/`.
     """
     source = str(inventory) if inventory is not None else str(default_inventory())
-    targets = load_inventory(source, limit)
     path = _prepare_out(Path(out)) if out is not None else new_run_dir()
     started_at, started = utc_now(), time.monotonic()
     try:
         result = run_playbook("gather", source, limit=limit, forks=forks, progress=progress,
-                              targets=targets, extravars=extravars,
-                              title=f"vfix gather: {len(targets.names)} host(s)")
+                              extravars=extravars, read_only=True, title="vfix gather")
     except BaseException:
         if not any(path.iterdir()):
             shutil.rmtree(path, ignore_errors=True)
         raise
+    targets = result.inventory
     statuses: dict[str, HostStatus] = {}
     facts: dict[str, HostFacts] = {}
     for name in targets.names:
