@@ -124,9 +124,13 @@ class Node:
             authorized_key, 0o600, owner.st_uid, owner.st_gid)
         for path, content in files.items():
             self._seed_file(path, content)
-        for target in self.binds.values():
+        for source, target in self.binds.items():  # mount points live in the seed layer
             self._seed_parents(target)
-            (self.seed_dir / target.lstrip("/")).mkdir(exist_ok=True)
+            mount_point = self.seed_dir / target.lstrip("/")
+            if Path(source).is_dir():
+                mount_point.mkdir(exist_ok=True)
+            else:
+                mount_point.touch()
         old = self.generation
         self.generation += 1
         for stale in (self.dir / f"upper-{old}", self.dir / f"work-{old}"):

@@ -95,8 +95,12 @@ def test_namespaced_nodes_talk_to_each_other(test_nodes):
 def test_read_only_bind_mounts(tmp_path, test_nodes):
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "torch.txt").write_text("2.11.0\n")
-    node = test_nodes(1, binds={str(tmp_path / "site"): "/opt/site"})[0]
+    (tmp_path / "version").write_text("0.26.0\n")
+    node = test_nodes(1, binds={str(tmp_path / "site"): "/opt/site",
+                                str(tmp_path / "version"): "/etc/vllm-version"})[0]
     assert node.read("/opt/site/torch.txt") == "2.11.0\n"
+    assert node.read("/etc/vllm-version") == "0.26.0\n"
+    assert node.changed_paths() == []
     assert node.exec("touch", "/opt/site/x", check=False).returncode != 0
 
 
