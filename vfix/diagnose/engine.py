@@ -16,7 +16,7 @@ from typing import BinaryIO
 
 from vfix.diagnose import nccl, suspicious
 from vfix.diagnose.model import Candidate, Diagnosis, Evidence, FixStep, Status
-from vfix.diagnose.scanner import Scanner
+from vfix.diagnose.scanner import Scanner, build_automaton
 from vfix.diagnose.signatures import Pattern, Signature, load_signatures
 from vfix.diagnose.sources import line_source
 from vfix.errors import VfixError
@@ -70,6 +70,7 @@ class _Plan:
             self.suspicious_score[slot(keyword)] = score
         for keyword in nccl.KEYWORDS:
             self.feeds_nccl[slot(keyword)] = True
+        self.automaton = build_automaton(self.keywords)
 
 
 _default_plan: _Plan | None = None
@@ -86,7 +87,7 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
                     signatures: Sequence[Signature] | None = None) -> Diagnosis:
     """Diagnose one input read from a binary stream, in bounded memory."""
     plan = _Plan(signatures) if signatures is not None else _plan()
-    scanner = Scanner(plan.keywords)
+    scanner = Scanner(plan.automaton)
     matched: dict[int, _Matched] = {}
     context_seen: set[int] = set()
     lines = suspicious.SuspiciousLines()
@@ -115,6 +116,8 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
 
 def _consume(consumer: _Consumer, line: int, text: str, matched: dict[int, _Matched],
              context_seen: set[int]) -> None:
+    if consumer.is_context and consumer.signature in context_seen:
+        return  # a context needs to be seen once
     regex = consumer.pattern.compiled
     found = regex.search(text) if regex else None
     if regex and not found:
@@ -130,7 +133,16 @@ def _consume(consumer: _Consumer, line: int, text: str, matched: dict[int, _Matc
     if len(record.evidence) < MAX_EVIDENCE:
         record.evidence.append(Evidence(line, text, line_source(text)))
     if found and not record.groups:
-        record.groups = {k: v for k, v in found.groupdict().items() if v is not None}
+        record.groups = _derived({k: v for k, v in found.groupdict().items() if v is not None})
+
+
+def _derived(groups: dict[str, str]) -> dict[str, str]:
+    """Values computed from captured numbers, e.g. the TP sizes that divide a head count."""
+    derived = dict(groups)
+    if groups.get("heads", "").isdigit():
+        heads = int(groups["heads"])
+        derived["heads_divisors"] = ", ".join(str(n) for n in range(1, 65) if heads % n == 0)
+    return derived
 
 
 def _fill(template: str, groups: dict[str, str]) -> str:
@@ -173,11 +185,11 @@ def _rank(signatures: Sequence[Signature], matched: dict[int, _Matched],
 def _conclude(name: str, candidates: list[Candidate], lines: suspicious.SuspiciousLines,
               summary: nccl.NcclSummary | None, scanner: Scanner) -> Diagnosis:
     failing = [c for c in candidates if c.kind != "hint"]
-    if not failing and lines.count:
+    if not failing and lines.failed:
         failing = candidates  # a failure that only hints explain: the best hint is the answer
     if failing:
         status = Status.CAUSE_FOUND
-    elif lines.count:
+    elif lines.failed:
         status = Status.UNKNOWN
     else:
         status = Status.NO_FAILURE

@@ -12,7 +12,7 @@ _PREFIXES = (
     # torch: "[rank3]:[E ...]" or torchrun "[default3]:"
     re.compile(r"^\[(?P<name>rank|default)(?P<rank>\d+)\]:"),
     # NCCL: "host:pid:tid [cudaDev] NCCL INFO" / "host:pid:tid [cudaDev] file.cc:12 NCCL WARN"
-    re.compile(r"(?:^|[\s\]>])(?P<host>[A-Za-z][\w.-]*):(?P<pid>\d+):\d+ \[(?P<dev>\d+)\] "),
+    re.compile(r"(?:^|[\s\]>:])(?P<host>[A-Za-z][\w.-]*):(?P<pid>\d+):\d+ \[(?P<dev>\d+)\] "),
 )
 
 

@@ -43,6 +43,7 @@ _BENIGN_LEVEL = re.compile(
     r"|\bNCCL INFO\b"
 )
 _KEEP = 20
+_TAIL_RAW = 200  # unjudged recent lines; judged (regexes) only at the end, to stay fast
 _SHOW = 8
 
 
@@ -50,36 +51,54 @@ def is_benign_level(text: str) -> bool:
     return _BENIGN_LEVEL.search(text[:300]) is not None
 
 
+def _judge(line: int, text: str, score: int) -> tuple[int, int, str] | None:
+    """(score, line, text) for a failing line; None for one logged at a benign level."""
+    if is_benign_level(text) and "NCCL WARN" not in text:
+        return None
+    if _EXCEPTION_LINE.search(text):
+        score = max(score, 3)
+    return score, line, text
+
+
 class SuspiciousLines:
-    """Keeps the first and the last few suspicious lines (bounded)."""
+    """Keeps the first few failing lines and the last few suspicious ones (bounded memory)."""
 
     def __init__(self) -> None:
-        self.count = 0
-        self._first: list[tuple[int, Evidence]] = []
-        self._last: deque[tuple[int, Evidence]] = deque(maxlen=_KEEP)
+        self._first: list[tuple[int, int, str]] = []
+        self._tail: deque[tuple[int, int, str]] = deque(maxlen=_TAIL_RAW)
+        self._judged: list[tuple[int, int, str]] | None = None
 
     def feed(self, line: int, text: str, score: int) -> None:
-        if is_benign_level(text) and "NCCL WARN" not in text:
-            return
-        if _EXCEPTION_LINE.search(text):
-            score = max(score, 3)
-        self.count += 1
-        item = (score, Evidence(line, text, line_source(text)))
         if len(self._first) < _KEEP:
-            self._first.append(item)
+            judged = _judge(line, text, score)
+            if judged:
+                self._first.append(judged)
         else:
-            self._last.append(item)
+            self._tail.append((score, line, text))
+        self._judged = None
 
-    def _all(self) -> list[tuple[int, Evidence]]:
-        return self._first + list(self._last)
+    def _all(self) -> list[tuple[int, int, str]]:
+        if self._judged is None:
+            tail = [j for s, n, t in self._tail if (j := _judge(n, t, s))][-_KEEP:]
+            self._judged = self._first + tail
+        return self._judged
+
+    @property
+    def failed(self) -> bool:
+        """Whether any line shows a failure (an exception, an ERROR, a crash, an NCCL WARN)."""
+        return bool(self._all())
 
     def first_failure(self) -> Evidence | None:
         """The earliest exception/crash line, else the earliest suspicious line."""
         items = self._all()
-        strong = [e for s, e in items if s >= 3]
-        chosen = strong or [e for _, e in items]
-        return chosen[0] if chosen else None
+        strong = [item for item in items if item[0] >= 3]
+        chosen = strong or items
+        return _evidence(chosen[0]) if chosen else None
 
     def top(self) -> tuple[Evidence, ...]:
-        ranked = sorted(self._all(), key=lambda item: (-item[0], item[1].line))[:_SHOW]
-        return tuple(sorted((e for _, e in ranked), key=lambda e: e.line))
+        ranked = sorted(self._all(), key=lambda item: (-item[0], item[1]))[:_SHOW]
+        return tuple(_evidence(item) for item in sorted(ranked, key=lambda item: item[1]))
+
+
+def _evidence(item: tuple[int, int, str]) -> Evidence:
+    return Evidence(item[1], item[2], line_source(item[2]))

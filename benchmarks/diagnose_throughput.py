@@ -1,0 +1,91 @@
+"""Throughput of `vfix diagnose` (MB/s of log), against baselines run in the same invocation.
+
+    python3 benchmarks/diagnose_throughput.py [--mb 256]
+
+Two logs, built in memory from the real captures in tests/data/logs:
+- serving: the real healthy vLLM 0.26 start-up and NCCL_DEBUG=INFO capture, then the real
+  request and metrics lines of the corpus repeated (what a long-running server log is made
+  of), then the real engine-core failure at the very end;
+- dense: the whole labelled failure corpus repeated (every few lines a traceback or a WARN):
+  the worst case, where most lines must be looked at.
+Baselines: `for line in stream` (Python's own line loop, doing nothing), and one regex made of
+all signature keywords run on every line (the naive design).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import re
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from vfix.diagnose import diagnose_stream
+from vfix.diagnose.engine import _plan
+
+LOGS = Path(__file__).resolve().parent.parent / "tests" / "data" / "logs"
+REQUEST_MARKERS = (b'"POST /v1/', b'"GET /', b"Avg prompt throughput")
+
+
+def serving_log(size: int) -> bytes:
+    healthy = (LOGS / "dev" / "h200-vllm026-serve-ok.log").read_bytes()
+    nccl = (LOGS / "heldout" / "h200-nccl-allreduce-debug-ok.log").read_bytes()
+    failure = (LOGS / "heldout" / "h200-vllm026-missing-flashinfer.log").read_bytes()
+    real_lines = b"\n".join(path.read_bytes() for path in sorted(LOGS.glob("*/*.log")))
+    requests = b"".join(line + b"\n" for line in real_lines.splitlines()
+                        if any(marker in line for marker in REQUEST_MARKERS))
+    body = size - len(healthy) - len(nccl) - len(failure)
+    return healthy + nccl + requests * max(1, body // len(requests)) + failure
+
+
+def dense_log(size: int) -> bytes:
+    corpus = b"".join(path.read_bytes() for path in sorted(LOGS.glob("*/*.log")))
+    return corpus * max(1, size // len(corpus))
+
+
+def line_loop(data: bytes) -> None:
+    for _ in io.BytesIO(data):
+        pass
+
+
+def naive_regex(data: bytes) -> None:
+    keywords = sorted({p.keyword for s in _plan().signatures for p in s.match})
+    pattern = re.compile("|".join(re.escape(k) for k in keywords).encode())
+    for line in io.BytesIO(data):
+        pattern.search(line)
+
+
+def diagnose(data: bytes) -> None:
+    diagnose_stream(io.BytesIO(data), name="bench")
+
+
+def rate(run: Callable[[bytes], None], data: bytes) -> tuple[float, float]:
+    """MB/s of CPU time (fair on a shared machine) and of wall-clock time."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    run(data)
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    return len(data) / cpu / 1e6, len(data) / wall / 1e6
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mb", type=int, default=256, help="size of the serving log (MB)")
+    args = parser.parse_args(argv)
+    _plan()  # load and compile the signatures outside the timing
+    logs = {"serving": serving_log(args.mb * 1_000_000),
+            "dense": dense_log(args.mb * 1_000_000 // 8)}
+    print("MB/s of CPU time (wall-clock MB/s in brackets: the 2-core machine may be shared)")
+    print(f"{'log':<8} {'MB':>5} {'diagnose':>16} {'line loop':>16} {'naive regex':>16} "
+          f"{'vs loop':>8} {'vs naive':>9}")
+    for name, data in logs.items():
+        ours, loop, naive = rate(diagnose, data), rate(line_loop, data), rate(naive_regex, data)
+        cells = " ".join(f"{cpu:>7.1f} [{wall:>6.1f}]" for cpu, wall in (ours, loop, naive))
+        print(f"{name:<8} {len(data) / 1e6:>5.0f} {cells} "
+              f"{ours[0] / loop[0]:>7.2f}x {ours[0] / naive[0]:>8.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,39 @@
+"""The labelled corpus is well-formed and the dev part is diagnosed right."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from vfix.diagnose import diagnose_paths
+from vfix.diagnose.signatures import load_signatures
+from vfix.vocabulary import Layer
+
+LOGS = Path(__file__).resolve().parent.parent / "data" / "logs"
+LABELS = yaml.safe_load((LOGS / "labels.yaml").read_text())["logs"]
+
+
+def test_labels_point_at_real_files_with_sources() -> None:
+    files = {entry["file"] for entry in LABELS}
+    assert files == {str(p.relative_to(LOGS)) for p in LOGS.glob("*/*.log")}
+    known_causes = {s.root_cause for s in load_signatures()} | {"none"}
+    for entry in LABELS:
+        assert entry["layer"] in {layer.value for layer in Layer} | {"none"}
+        assert entry["root_cause"] in known_causes, entry
+        assert entry["source"].startswith(("https://github.com/", "vfix shared fixture"))
+
+
+def test_corpus_size_and_spread() -> None:
+    assert len(LABELS) >= 60
+    layers = {entry["layer"] for entry in LABELS}
+    assert layers >= {"visibility", "communication", "partitioning", "resources", "versions",
+                      "network"}
+    assert sum(entry["file"].startswith("heldout/") for entry in LABELS) >= 20
+
+
+def test_dev_logs_are_diagnosed_right() -> None:
+    dev = [entry for entry in LABELS if entry["file"].startswith("dev/")]
+    results = diagnose_paths([LOGS / entry["file"] for entry in dev])
+    right = sum(r.root_cause == entry["root_cause"] for r, entry in zip(results, dev, strict=True))
+    assert right / len(dev) >= 0.95

@@ -1,0 +1,147 @@
+"""The engine on whole logs: ranking, first failing rank, consequences, hints, robustness."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from vfix.diagnose import Status, diagnose_paths, diagnose_stream, diagnose_text
+from vfix.errors import VfixError
+
+LOGS = Path(__file__).resolve().parent.parent / "data" / "logs"
+
+# A TP=2 run where rank 1 dies of a real cause; rank 0 only times out afterwards.
+INTERLEAVED = (Path(__file__).parent / "interleaved_tp2.log").read_text()
+
+
+def test_first_failing_rank_is_the_cause_not_the_timeouts() -> None:
+    result = diagnose_text(INTERLEAVED, name="tp2.log")
+    assert result.status is Status.CAUSE_FOUND
+    assert result.root_cause == "shm_too_small"
+    assert result.layer == "resources"
+    assert result.first_failure is not None
+    assert result.first_failure.line == 5
+    assert result.first_failure.source == "VllmWorker rank=1 pid=101"
+    kinds = [(c.root_cause, c.kind) for c in result.candidates]
+    assert ("nccl_timeout_rank_died", "consequence") in kinds
+    assert kinds[0] == ("shm_too_small", "cause")
+
+
+def test_timeouts_alone_are_reported_as_a_dead_or_hung_rank() -> None:
+    result = diagnose_paths([LOGS / "dev" / "llamafactory-6269-watchdog-rs.log"])[0]
+    assert result.root_cause == "nccl_timeout_rank_died"
+    top = result.candidates[0]
+    assert top.kind == "consequence"
+    assert [e.source for e in top.evidence[:3]] == ["rank0", "rank4", "rank3"]
+    assert top.fix and top.check_next
+
+
+def test_evidence_has_line_numbers_text_and_fix_with_role() -> None:
+    result = diagnose_paths([LOGS / "dev" / "dynamo-1408-shm-tp2.log"])[0]
+    top = result.candidates[0]
+    assert top.root_cause == "shm_too_small"
+    assert top.evidence[0].line == 13
+    assert "failed to extend /dev/shm" in top.evidence[0].text
+    assert any(step.role == "shm" for step in top.fix)
+
+
+def test_real_h200_vllm_failure_names_the_engine_core_cause() -> None:
+    result = diagnose_paths([LOGS / "heldout" / "h200-vllm026-missing-flashinfer.log"])[0]
+    assert result.root_cause == "python_dependency_missing"
+    assert "flashinfer" in result.candidates[0].explanation
+    assert result.first_failure is not None and result.first_failure.line == 53
+    assert result.first_failure.source == "EngineCore pid=1339"
+    # The API server's "Engine core initialization failed" is a consequence, ranked after.
+    consequence = next(c for c in result.candidates if c.kind == "consequence")
+    assert "Engine core initialization failed" in consequence.evidence[0].text
+
+
+def test_real_healthy_run_is_no_failure_with_notes_only() -> None:
+    result = diagnose_paths([LOGS / "dev" / "h200-vllm026-serve-ok.log"])[0]
+    assert result.status is Status.NO_FAILURE
+    assert result.exit_code == 0
+    assert all(c.kind == "hint" for c in result.candidates)  # the ulimit warning, as a note
+
+
+def test_warning_level_lines_do_not_make_a_failure() -> None:
+    log = ("WARNING 01-01 10:00:00 [system_utils.py:1] Found ulimit of 1024. This can cause fd"
+           " limit errors like `OSError: [Errno 24] Too many open files`.\n")
+    result = diagnose_text(log)
+    assert result.status is Status.NO_FAILURE
+    assert result.candidates[0].kind == "hint"
+
+
+def test_hint_explains_a_failure_when_nothing_else_does() -> None:
+    log = ("WARNING 01-01 10:00:00 [system_utils.py:1] Found ulimit of 1024. This can cause fd"
+           " limit errors like `OSError: [Errno 24] Too many open files`.\n"
+           "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\n"
+           "RuntimeError: something else went wrong\n")
+    result = diagnose_text(log)
+    assert result.status is Status.CAUSE_FOUND
+    assert result.root_cause == "fd_limit_too_low"
+    assert result.candidates[0].confidence < 0.5
+
+
+def test_unknown_failure_lists_the_most_suspicious_lines() -> None:
+    log = "INFO starting\n" * 5 + "Traceback (most recent call last):\n" \
+          "  File \"x.py\", line 3, in <module>\nKeyError: 'frobnicate'\nINFO bye\n"
+    result = diagnose_text(log)
+    assert result.status is Status.UNKNOWN
+    assert result.root_cause == "unknown"
+    assert result.exit_code == 1
+    assert [e.line for e in result.suspicious] == [6, 8]
+    assert result.first_failure is not None and result.first_failure.line == 8
+
+
+def test_crlf_and_ansi_colours_are_cleaned() -> None:
+    log = ("\x1b[36m(VllmWorker rank=2 pid=9)\x1b[0m INFO ok\r\n"
+           "\x1b[36m(VllmWorker rank=2 pid=9)\x1b[0m \x1b[1;31mERROR\x1b[0m 01-01 10:00:00 "
+           "ValueError: Total number of attention heads (40) must be divisible by tensor "
+           "parallel size (3).\r\n")
+    result = diagnose_text(log)
+    assert result.root_cause == "tp_heads_indivisible"
+    evidence = result.candidates[0].evidence[0]
+    assert evidence.line == 2
+    assert "\x1b" not in evidence.text and not evidence.text.endswith("\r")
+    assert evidence.source == "VllmWorker rank=2 pid=9"
+    assert "40 attention heads" in result.candidates[0].explanation
+
+
+def test_empty_input_is_unusable_not_a_crash() -> None:
+    result = diagnose_text(b"")
+    assert result.status is Status.UNUSABLE
+    assert result.exit_code == 2
+    assert result.note == "the input is empty"
+
+
+def test_binary_garbage_is_unusable_not_a_crash() -> None:
+    garbage = bytes(range(256)) * 4096
+    result = diagnose_text(garbage)
+    assert result.status is Status.UNUSABLE
+    assert result.note is not None and "binary" in result.note
+
+
+def test_invalid_utf8_inside_a_text_log_is_tolerated() -> None:
+    log = b"INFO \xff\xfe weird bytes\nRuntimeError: CUDA error: invalid device ordinal\n"
+    result = diagnose_text(log)
+    assert result.root_cause == "cuda_visible_devices_invalid"
+
+
+def test_stream_and_text_agree() -> None:
+    data = INTERLEAVED.encode()
+    assert diagnose_stream(io.BytesIO(data), name="x") == diagnose_text(data, name="x")
+
+
+def test_missing_file_is_one_clear_operational_error(tmp_path: Path) -> None:
+    with pytest.raises(VfixError, match=r"no-such\.log"):
+        diagnose_paths([tmp_path / "no-such.log"])
+    with pytest.raises(VfixError, match="is a directory"):
+        diagnose_paths([tmp_path])
+
+
+def test_results_are_frozen() -> None:
+    result = diagnose_text(INTERLEAVED)
+    with pytest.raises(AttributeError):
+        result.root_cause = "x"  # type: ignore[misc]

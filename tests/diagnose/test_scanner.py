@@ -1,0 +1,99 @@
+"""The streaming scanner: line numbers across chunk boundaries, long lines, bounded memory."""
+
+from __future__ import annotations
+
+import io
+import tracemalloc
+
+import pytest
+
+from vfix.diagnose import diagnose_stream, diagnose_text, scanner
+from vfix.diagnose.scanner import Scanner, build_automaton, clean_line, looks_binary
+
+FAILURE = b"RuntimeError: CUDA error: invalid device ordinal"
+
+
+def hits(data: bytes, keywords: list[str]) -> list[tuple[int, str]]:
+    scan = Scanner(build_automaton(keywords))
+    found = [(hit.line, hit.text) for hit in scan.scan(io.BytesIO(data))]
+    return found
+
+
+@pytest.mark.parametrize("chunk", [7, 16, 64, 1 << 20])
+def test_line_numbers_are_exact_across_chunk_boundaries(monkeypatch: pytest.MonkeyPatch,
+                                                        chunk: int) -> None:
+    monkeypatch.setattr(scanner, "CHUNK_BYTES", chunk)
+    data = b"".join(f"line {n} {'target' if n % 7 == 0 else 'other'}\n".encode()
+                    for n in range(1, 60))
+    assert [line for line, _ in hits(data, ["target"])] == list(range(7, 60, 7))
+
+
+def test_last_line_without_newline_is_counted_and_seen() -> None:
+    scan = Scanner(build_automaton(["ordinal"]))
+    found = list(scan.scan(io.BytesIO(b"a\nb\n" + FAILURE)))
+    assert [h.line for h in found] == [3]
+    assert scan.lines == 3
+
+
+def test_a_line_longer_than_a_chunk_is_cut_not_kept_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scanner, "CHUNK_BYTES", 1024)
+    data = b"x" * 2_000 + FAILURE + b"y" * 10_000 + b"\n"
+    found = hits(data, ["ordinal"])
+    assert len(found) == 1
+    assert len(found[0][1]) <= scanner.MAX_LINE_CHARS
+
+
+def test_clean_line_strips_cr_ansi_and_control_bytes() -> None:
+    assert clean_line(b"\x1b[1;31mERROR\x1b[0m x\x07\r") == "ERROR x"
+    assert clean_line(b"bad \xff utf8") == "bad \ufffd utf8"
+
+
+def test_binary_detection() -> None:
+    assert looks_binary(b"\x00\x01\x02" * 100)
+    assert not looks_binary(b"plain text log line\n" * 100)
+    assert not looks_binary("UTF-8 is text: \u00e9\u4e2d\n".encode() * 50)
+
+
+def test_crlf_log_has_same_diagnosis_as_lf() -> None:
+    lf = b"INFO a\nINFO b\n" + FAILURE + b"\n"
+    crlf = lf.replace(b"\n", b"\r\n")
+    assert diagnose_text(lf).candidates == diagnose_text(crlf).candidates
+
+
+class RepeatingLog(io.RawIOBase):
+    """A large log produced on the fly (never held in memory or on disk), failing at the end."""
+
+    def __init__(self, size: int, tail: bytes) -> None:
+        line = (b"(VllmWorker rank=0 pid=1) INFO 01-01 10:00:00 [metrics.py:1] Avg prompt "
+                b"throughput: 1.0 tokens/s, Running: 1 reqs, GPU KV cache usage: 0.1%\n")
+        self._block = line * ((1 << 20) // len(line))
+        self._position = 0
+        self._left = size - size % len(line)  # whole lines, then the tail
+        self._tail = tail
+        self.lines_before_tail = self._left // len(line)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def]
+        if self._left > 0:
+            data = self._block[self._position : self._position + min(len(buffer), self._left)]
+            self._position = (self._position + len(data)) % len(self._block)
+            self._left -= len(data)
+        else:
+            data, self._tail = self._tail[: len(buffer)], self._tail[len(buffer) :]
+        buffer[: len(data)] = data
+        return len(data)
+
+
+@pytest.mark.slow
+def test_one_gigabyte_log_streams_in_bounded_memory() -> None:
+    stream = RepeatingLog(1 << 30, FAILURE + b"\n")
+    tracemalloc.start()
+    result = diagnose_stream(io.BufferedReader(stream, buffer_size=1 << 20), name="big.log")
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert result.root_cause == "cuda_visible_devices_invalid"
+    assert result.candidates[0].evidence[0].line == stream.lines_before_tail + 1
+    assert result.bytes > 1_070_000_000
+    assert peak < 64 << 20, f"peak {peak / 2**20:.0f} MiB"
