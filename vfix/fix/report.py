@@ -4,6 +4,7 @@ steps, and after an apply the before/after audit. Plain lines, so any terminal o
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 from vfix.ansible.runner import HostOutcome
@@ -49,8 +50,8 @@ def _run_lines(outcome: FixOutcome, host: str) -> list[str]:
 
 def render(outcome: FixOutcome) -> list[str]:
     plan, applied = outcome.plan, outcome.applied
-    mode = "dry run (check + diff), nothing changed" if applied is None or applied.check \
-        else "applied"
+    mode = "applied" if applied is not None and not applied.check \
+        else "dry run (check + diff), nothing changed" if applied is not None else "plan"
     lines = [f"vfix fix: {len(outcome.before.hosts)} host(s), {mode}"]
     for host in sorted(set(outcome.before.hosts) | set(plan.hosts)):
         host_plan = plan.hosts.get(host)
@@ -59,6 +60,9 @@ def render(outcome: FixOutcome) -> list[str]:
             lines.append("  nothing to fix")
         for step in host_plan.steps if host_plan else ():
             lines.append(f"  role {step.role} fixes {', '.join(step.fixes)}")
+            if step.vars:
+                lines.append("      with " + ", ".join(f"{k}={json.dumps(v, sort_keys=True)}"
+                                                    for k, v in sorted(step.vars.items())))
         lines.extend(_run_lines(outcome, host))
         for manual in host_plan.manual if host_plan else ():
             lines.append(f"  MANUAL {manual.check}: {manual.message}")
@@ -78,8 +82,12 @@ def render(outcome: FixOutcome) -> list[str]:
 def _summary(outcome: FixOutcome) -> list[str]:
     applied = outcome.applied
     if applied is None:
-        return ["nothing to apply: no finding has an automatic fix"
-                if outcome.selected(outcome.before) else "nothing to fix"]
+        if not outcome.selected(outcome.before):
+            return ["nothing to fix"]
+        if outcome.plan.hosts_with_steps:
+            return ["plan only: saved facts and no inventory (-i), so nothing was checked "
+                    "against the nodes"]
+        return ["nothing to apply: no finding has an automatic fix"]
     lines = []
     if applied.failed and applied.not_reached:
         rolling = outcome.request.rolling

@@ -75,8 +75,8 @@ def run_fix(request: FixRequest) -> FixOutcome:
         raise VfixError("--apply needs the inventory to change (-i) besides --facts")
     before = _audit(request)
     plan = build_plan(actionable(before, request.options), before.facts, request.options)
-    if not plan.hosts_with_steps:
-        return FixOutcome(request, before, plan)
+    if not plan.hosts_with_steps or (request.facts_dir is not None and request.inventory is None):
+        return FixOutcome(request, before, plan)  # saved facts without -i: the plan only
     applied = apply_plan(plan, request.inventory, check=not request.apply,
                          rolling=request.rolling, progress=request.progress)
     if not request.apply:
