@@ -21,7 +21,7 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 XML = (DATA / "h200-1gpu" / "nvidia-smi-q.xml").read_text()
 TOPO = (DATA / "topo" / "h100-8gpu-nv18-8nic.txt").read_text()
 CSV = (DATA / "h200-1gpu" / "query-gpu.csv").read_text()
-FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner,

@@ -62,7 +62,8 @@ def build_facts(probe_document: dict[str, Any], host: str | None = None) -> Host
     """Parse one probe document into `HostFacts`; what cannot be parsed lands in `errors`."""
     probe = unwrap_probe(probe_document)
     errors: list[tuple[str, str]] = []
-    for entry in probe.get("errors") or []:
+    probe_errors = probe.get("errors")
+    for entry in probe_errors if isinstance(probe_errors, list) else []:
         if isinstance(entry, dict):
             errors.append((str(entry.get("section", "probe")), str(entry.get("reason", entry))))
     gpu_facts = _guard("gpus", errors, lambda: build_gpus(probe), GpuFacts)
