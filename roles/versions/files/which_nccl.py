@@ -15,7 +15,7 @@ try:
         name = (dist.metadata["Name"] or "").lower()
         if name.startswith("nvidia-nccl"):
             report["wheels"][name] = dist.version
-except Exception as error:  # noqa: BLE001 - a report, never a crash
+except Exception as error:  # a report, never a crash
     report["error"] = f"package metadata: {error}"
 try:
     import torch
@@ -31,6 +31,6 @@ try:
                 break
 except ImportError:
     pass
-except Exception as error:  # noqa: BLE001
+except Exception as error:  # a report, never a crash
     report["torch_error"] = str(error)
 print(json.dumps(report))
