@@ -70,7 +70,8 @@ def test_stdin_and_markdown() -> None:
 def test_table_names_cause_evidence_fix_and_nccl_summary() -> None:
     code, out = run(str(FAILED), "-f", "table")
     assert code == 0
-    for text in ("shm_too_small", "evidence L13", "fix:", "role shm", "nccl: transports"):
+    for text in ("shm_too_small", "evidence L13", "fix:", "role shm",
+                 "nccl: channels: 00-01 P2P/IPC"):
         assert text in out
 
 

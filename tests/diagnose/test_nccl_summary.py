@@ -31,6 +31,7 @@ def test_transports_per_channel_and_where_the_log_stops() -> None:
     summary = result.nccl
     assert summary is not None
     assert summary.transports == {"P2P/IPC": 4}
+    assert summary.channels == {"00": ["P2P/IPC"], "01": ["P2P/IPC"]}
     assert summary.last_line is not None and summary.last_line.line == 15
     assert summary.warnings and "failed to extend" in summary.warnings[0].text
 
@@ -55,6 +56,7 @@ def test_multi_node_ib_run() -> None:
     assert summary.ib_devices == ("mlx5_0:1/IB", "mlx5_1:1/RoCE")
     assert summary.network == "IB"
     assert summary.transports == {"NET/IB": 2, "P2P/CUMEM": 1, "SHM": 1}
+    assert summary.channels == {"00": ["NET/IB", "P2P/CUMEM"], "01": ["NET/IB", "SHM"]}
     assert summary.interfaces == ("eth0:10.0.0.1",)
     assert (summary.ranks_started, summary.ranks_completed) == (1, 1)
 

@@ -74,6 +74,7 @@ class NcclSummary:
     interfaces: tuple[str, ...]
     network: str | None  # "IB", "Socket", … ("Using network X")
     transports: dict[str, int]  # channel connections per transport (P2P/IPC, SHM, NET/IB, …)
+    channels: dict[str, list[str]]  # channel number -> transports its connections use
     ranks_started: int
     ranks_completed: int
     warnings: tuple[Evidence, ...]

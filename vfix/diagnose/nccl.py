@@ -19,10 +19,11 @@ KEYWORDS = (
 )
 _MAX_WARNINGS = 10
 _MAX_RANKS = 100_000
+_MAX_CHANNELS = 256
 
 _VERSION = re.compile(r"NCCL version (\S+)")
 _DRIVER = re.compile(r"cudaDriverVersion (\d+)")
-_CHANNEL = re.compile(r"Channel \d+(?:/\d+)? ?: \d+\[[\w.]+\] -> \d+\[[\w.]+\].* via (.+)$")
+_CHANNEL = re.compile(r"Channel (\d+)(?:/\d+)? ?: \d+\[[\w.]+\] -> \d+\[[\w.]+\].* via (.+)$")
 _IB_NONE = re.compile(r"NET/IB ?: No device found")
 _IB_USING = re.compile(r"NET/IB ?: Using (.*?);? ?OOB")
 _IB_DEVICE = re.compile(r"\[\d+\]([\w.-]+:\d+/\w+)")
@@ -57,6 +58,7 @@ class NcclAccumulator:
         self.interfaces: dict[str, None] = {}
         self.network: str | None = None
         self.transports: Counter[str] = Counter()
+        self.channels: dict[str, set[str]] = {}
         self.started: set[int] = set()
         self.completed: set[int] = set()
         self.warnings: list[Evidence] = []
@@ -70,7 +72,11 @@ class NcclAccumulator:
                 self.warnings.append(Evidence(line, text, line_source(text)))
             return
         if found := _CHANNEL.search(text):
-            self.transports[transport_of(found.group(1))] += 1
+            transport = transport_of(found.group(2))
+            self.transports[transport] += 1
+            channel = found.group(1).zfill(2)
+            if channel in self.channels or len(self.channels) < _MAX_CHANNELS:
+                self.channels.setdefault(channel, set()).add(transport)
         elif found := _INIT.search(text):
             ranks = self.started if found.group(3) == "START" else self.completed
             if len(ranks) < _MAX_RANKS:
@@ -106,6 +112,7 @@ class NcclAccumulator:
             interfaces=tuple(self.interfaces),
             network=self.network,
             transports=dict(sorted(self.transports.items())),
+            channels={c: sorted(t) for c, t in sorted(self.channels.items())},
             ranks_started=len(self.started),
             ranks_completed=len(self.completed),
             warnings=tuple(self.warnings),

@@ -28,6 +28,19 @@ def _short(evidence: Evidence) -> str:
     return f"L{evidence.line}{who}: {text}"
 
 
+def _channel_line(channels: dict[str, list[str]]) -> str:
+    """'00-03 P2P/IPC; 04 NET/IB+SHM': runs of channels that use the same transports."""
+    runs: list[tuple[str, str, str]] = []
+    for channel, transports in channels.items():
+        label = "+".join(transports)
+        if runs and runs[-1][2] == label and int(channel) == int(runs[-1][1]) + 1:
+            runs[-1] = (runs[-1][0], channel, label)
+        else:
+            runs.append((channel, channel, label))
+    parts = [f"{a}-{b} {t}" if a != b else f"{a} {t}" for a, b, t in runs]
+    return "; ".join(parts) or "none logged"
+
+
 def _nccl_lines(summary: NcclSummary) -> list[str]:
     ib = {True: "found " + ", ".join(summary.ib_devices), False: "not found", None: "not reported"}
     transports = ", ".join(f"{k} x{v}" for k, v in summary.transports.items()) or "none logged"
@@ -35,7 +48,8 @@ def _nccl_lines(summary: NcclSummary) -> list[str]:
         f"NCCL {summary.version or '?'} (cudaDriverVersion {summary.cuda_driver or '?'}), "
         f"network {summary.network or '?'}",
         f"IB: {ib[summary.ib_found]}; interfaces: {', '.join(summary.interfaces) or '?'}",
-        f"transports per channel: {transports}",
+        f"channel connections per transport: {transports}",
+        f"channels: {_channel_line(summary.channels)}",
         f"ranks init started {summary.ranks_started}, completed {summary.ranks_completed}",
     ]
     if summary.last_line:
