@@ -224,3 +224,22 @@ def test_runs_on_python_3_8_with_the_stdlib_only() -> None:
     assert document["os"]["probe_python"].startswith("3.8.")
     assert json.loads(document["python"]["text"])["version"].startswith("3.8.")
     assert not [e for e in document["errors"] if "Error" in e["reason"]]
+
+
+def test_non_utf8_and_truncated_tool_output(tmp_path: Path) -> None:
+    data = tmp_path / "capture"
+    data.mkdir()
+    source = REPO / "tests" / "data"
+    xml = (source / "h200-1gpu" / "nvidia-smi-q.xml").read_bytes()
+    (data / "nvidia-smi-q.xml").write_bytes(xml[:9000])  # cut mid-document
+    topo = (source / "topo" / "h100-8gpu-nv18-8nic.txt").read_bytes()
+    (data / "topo-m.txt").write_bytes(topo[:600] + b"\xff\xfe\x80 garbled" + topo[600:1200])
+    root = build_fake_root(tmp_path / "node")
+    (root / "etc/os-release").write_bytes(b'PRETTY_NAME="Caf\xe9 OS"\nID=cafe\n')
+    facts = build_facts(run_probe("--no-pynvml", root=root, path=[FAKE_TOOLS],
+                                  env={"FAKE_NVIDIA_SMI_DATA": str(data)}))
+    assert facts.versions.os_pretty == "Caf\ufffd OS" and facts.versions.os_id == "cafe"
+    assert facts.versions.nvml_driver == "580.159.04"  # read before the cut
+    assert facts.topology.links["GPU0"]["GPU1"] == "NV18"
+    sections = {error.section for error in facts.errors}
+    assert {"gpus", "topology"} <= sections

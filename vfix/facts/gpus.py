@@ -109,8 +109,10 @@ def _from_nvidia_smi(section: dict[str, Any], facts: GpuFacts) -> None:
         facts.errors.extend(("gpus", error) for error in errors)
         driver = next((row.get("driver_version") for row in rows if row.get("driver_version")),
                       None)
-        facts.summary = {"origin": "nvidia-smi --query-gpu", "nvml_driver": clean(driver),
-                         "cuda_driver": None}
+        if rows:
+            facts.summary = {"origin": "nvidia-smi --query-gpu",
+                             "nvml_driver": clean(driver) or facts.summary.get("nvml_driver"),
+                             "cuda_driver": facts.summary.get("cuda_driver")}
     elif query and not facts.gpus:
         facts.errors.append(("gpus", f"nvidia-smi --query-gpu: {_failure(query)}"))
     apps = section.get("query_apps") or {}
