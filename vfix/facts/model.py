@@ -180,8 +180,8 @@ class Ulimits(Frozen):
     nofile_hard: int | None = None
     memlock_soft: int | None = None  # bytes; -1 = unlimited
     memlock_hard: int | None = None
-    nproc_soft: int | None = None
-    stack_soft: int | None = None
+    nproc_soft: int | None = None  # -1 = unlimited
+    stack_soft: int | None = None  # bytes; -1 = unlimited
 
 
 class Virtualization(Frozen):
@@ -240,7 +240,9 @@ class System(Frozen):
     ib_devices: list[IbDevice] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)  # NCCL_*/CUDA_*/VLLM_*, secrets redacted
     nccl_conf: dict[str, str] = Field(default_factory=dict)  # /etc/nccl.conf
-    lspci_nvidia_gpus: list[str] | None = None  # PCI addresses lspci sees (None: no lspci)
+    # NVIDIA display/3D PCI functions the kernel sees (read from sysfs, so no lspci needed);
+    # None: not observed. Compare with len(gpus) to spot GPUs the driver does not bind.
+    lspci_nvidia_gpus: list[str] | None = None
     has_systemd: bool | None = None
     docker: Docker = Field(default_factory=Docker)
     sources: dict[str, Source] = Field(default_factory=dict)
