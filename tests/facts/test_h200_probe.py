@@ -24,7 +24,8 @@ def test_real_h200_values(name: str) -> None:
     assert len(facts.gpus) == 1
     assert gpu.name == "NVIDIA H200" and gpu.compute_capability == "9.0"
     assert gpu.pci_bus_id == "00000000:00:06.0" and gpu.uuid.startswith("GPU-")
-    assert gpu.memory_total_mib == 143771
+    assert (gpu.memory_total_mib, gpu.memory_used_mib) == (143771, 0)
+    assert gpu.architecture == "Hopper"
     assert gpu.persistence_mode is True
     assert (gpu.mig_mode_current, gpu.ecc_mode_current) == ("Disabled", "Enabled")
     assert gpu.ecc_uncorrected_volatile == 0 and gpu.remapped_rows_pending is False
@@ -43,6 +44,7 @@ def test_real_h200_values(name: str) -> None:
         "2.28.9", "nvidia-nccl-cu13", True)
     assert (nccl["system"].version, nccl["system"].loaded_by_torch) == ("2.28.3", False)
     assert nccl["system"].path == "/usr/lib/x86_64-linux-gnu/libnccl.so.2.28.3"
+    assert nccl["system"].package == "libnccl2"  # the package of the file, not of a symlink
     assert {r.version for r in v.cuda_runtimes} == {"13.0.96"}
     assert (v.os_pretty, v.glibc, v.python.version if v.python else None) == (
         "Ubuntu 24.04.3 LTS", "2.39", "3.12.3")
@@ -54,6 +56,7 @@ def test_real_h200_values(name: str) -> None:
     assert s.shm.mount_options == "rw,relatime,size=134217728k"
     assert s.sysctl["kernel.pid_max"] == "32768" and s.ulimits.nofile_soft == 20000
     assert s.lspci_nvidia_gpus == ["0000:00:06.0"]
+    assert facts.processes.gpu == []  # idle GPU; the probe's own nvidia-smi runs not counted
     assert [(e.section, e.reason) for e in facts.errors] == [
         ("system.acs", "lspci: not found: lspci")]
 
@@ -66,5 +69,6 @@ def test_the_two_gpu_paths_agree() -> None:
             "retired_pages_pending", "remapped_rows_pending", "remapped_rows_failure",
             "pcie_gen_current", "pcie_gen_max", "pcie_width_current", "pcie_width_max",
             "clocks_sm_max_mhz", "clocks_mem_max_mhz", "clocks_locked_sm_mhz",
-            "throttle_reasons", "power_limit_w", "nvlinks", "vbios")
+            "throttle_reasons", "power_limit_w", "nvlinks", "vbios", "memory_used_mib",
+            "architecture")
     assert {f: getattr(by_nvml, f) for f in same} == {f: getattr(by_smi, f) for f in same}
