@@ -47,6 +47,7 @@ def test_vllm_results_dir_from_the_smoke_driver(tmp_path, capsys):
     ["validate", "vllm"],
     ["validate", "allreduce", "--backend", "mpi"],
     ["validate", "allreduce", "--var", "novalue"],
+    ["validate", "allreduce", "--min-bytes", "4096", "--max-bytes", "1024"],
 ])
 def test_bad_input_is_one_line_and_exit_2(argv, capsys):
     code, _, err = run(argv, capsys)

@@ -127,6 +127,8 @@ def allreduce(
     """torch.distributed all-reduce across the inventory (torchrun rendezvous), nccl-tests busbw."""
     if backend not in ("auto", "nccl", "gloo"):
         raise VfixError(f"--backend must be auto, nccl or gloo, not {backend!r}")
+    if min_bytes is not None and max_bytes is not None and min_bytes > max_bytes:
+        raise VfixError(f"--min-bytes {min_bytes} is larger than --max-bytes {max_bytes}")
     if results is not None:
         emit(runs.judge_allreduce_dir(_existing(results, "results directory") or results),
              output_format, output)

@@ -116,10 +116,11 @@ def parse_plain(text: str, source: str = "<text>") -> NcclRun:
     has_redop = has_root = False
     for line in text.splitlines():
         stripped = line.strip()
-        if match := _COLLECTIVE.search(line):
-            collective = match.group(1)
-        elif form is None and collective is None and (match := _BINARY.search(line)):
-            collective = match.group(1)
+        # Older versions never name the collective: take it from the command line shown.
+        named = _COLLECTIVE.search(line) or (
+            _BINARY.search(line) if form is None and collective is None else None)
+        if named:
+            collective = named.group(1)
         if match := _VERSION.search(line):
             version = match.group(1)
             code = int(match.group(3)) if match.group(3) else None
