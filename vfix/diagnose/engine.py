@@ -32,6 +32,9 @@ class _Consumer:
     pattern: Pattern
     is_context: bool
 
+    def __post_init__(self) -> None:
+        self.regex = self.pattern.compiled
+
 
 @dataclass
 class _Matched:
@@ -118,7 +121,7 @@ def _consume(consumer: _Consumer, line: int, text: str, matched: dict[int, _Matc
              context_seen: set[int]) -> None:
     if consumer.is_context and consumer.signature in context_seen:
         return  # a context needs to be seen once
-    regex = consumer.pattern.compiled
+    regex = consumer.regex
     found = regex.search(text) if regex else None
     if regex and not found:
         return

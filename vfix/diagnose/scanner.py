@@ -29,9 +29,14 @@ class Hit:
     keywords: frozenset[int]
 
 
+_CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 27)) + b"\x7f"
+
+
 def clean_line(raw: bytes) -> str:
-    text = raw.decode("utf-8", "replace")
-    return _CONTROL.sub("", _ANSI.sub("", text)).strip()
+    if b"\x1b" in raw:
+        text = _ANSI.sub("", raw.decode("utf-8", "replace"))
+        return _CONTROL.sub("", text).strip()
+    return raw.translate(None, _CONTROL_BYTES).decode("utf-8", "replace").strip()
 
 
 def looks_binary(head: bytes) -> bool:
