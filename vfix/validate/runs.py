@@ -29,8 +29,12 @@ def nccl_home_from_facts(facts: HostFacts) -> str | None:
     libraries = sorted(facts.versions.nccl, key=lambda lib: not lib.loaded_by_torch)
     for library in libraries:
         path = Path(library.path)
-        if library.loaded_by_torch and path.parent.name in ("lib", "lib64"):
+        if not library.loaded_by_torch:
+            continue
+        if path.parent.name in ("lib", "lib64"):
             return str(path.parent.parent)
+        if path.parts[1:3] == ("usr", "lib"):  # /usr/lib/<triplet>/libnccl.so.2: libnccl-dev
+            return "/usr"
     return None
 
 
