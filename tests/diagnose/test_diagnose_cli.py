@@ -95,3 +95,14 @@ def test_empty_and_binary_input_exit_2(tmp_path: Path) -> None:
 def test_every_format_renders(fmt: Format) -> None:
     code, out = run(str(FAILED), "--format", fmt.value)
     assert code == 0 and "shm_too_small" in out
+
+
+def test_per_rank_files_name_the_rank_that_failed_first(tmp_path: Path) -> None:
+    lines = (Path(__file__).parent / "interleaved_tp2.log").read_text().splitlines()
+    rank0 = tmp_path / "rank0.log"
+    rank1 = tmp_path / "rank1.log"
+    rank0.write_text("\n".join(x for x in lines if "rank=1" not in x) + "\n")
+    rank1.write_text("\n".join(x for x in lines if "rank=1" in x) + "\n")
+    code, out = run(str(rank0), str(rank1), "-f", "table")
+    assert code == 0
+    assert f"first failing input: {rank1} (shm_too_small)" in out.replace("\n", "")

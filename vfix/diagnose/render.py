@@ -58,6 +58,22 @@ def _nccl_lines(summary: NcclSummary) -> list[str]:
     return lines
 
 
+def failing_input(diagnoses: Sequence[Diagnosis]) -> Diagnosis | None:
+    """Among several inputs (per-rank files), the one whose own cause ranks best.
+
+    Inputs that only show consequences (timeouts, dead peers) are where the failure arrived,
+    not where it started.
+    """
+    causes = [d for d in diagnoses if d.candidates and d.candidates[0].kind == "cause"]
+    return max(causes, key=lambda d: d.candidates[0].confidence, default=None)
+
+
+def _across_inputs(diagnoses: Sequence[Diagnosis]) -> str | None:
+    if len(diagnoses) < 2 or not (first := failing_input(diagnoses)):
+        return None
+    return f"first failing input: {first.input} ({first.root_cause}); others show what followed"
+
+
 def render_json(diagnoses: Sequence[Diagnosis]) -> str:
     return json.dumps([d.to_dict() for d in diagnoses], indent=2)
 
@@ -98,6 +114,8 @@ def render_markdown(diagnoses: Sequence[Diagnosis]) -> str:
             out.append("")
         if d.nccl:
             out += ["NCCL:", ""] + [f"- {line}" for line in _nccl_lines(d.nccl)] + [""]
+    if summary := _across_inputs(diagnoses):
+        out.append(summary.capitalize())
     return "\n".join(out)
 
 
@@ -136,6 +154,8 @@ def print_table(diagnoses: Sequence[Diagnosis], console: Console) -> None:
             for line in _nccl_lines(d.nccl):
                 console.print("nccl: " + line, markup=False)
         console.print()
+    if summary := _across_inputs(diagnoses):
+        console.print(summary, markup=False)
 
 
 def render(diagnoses: Sequence[Diagnosis], fmt: Format, console: Console) -> None:
