@@ -243,3 +243,11 @@ def test_non_utf8_and_truncated_tool_output(tmp_path: Path) -> None:
     assert facts.topology.links["GPU0"]["GPU1"] == "NV18"
     sections = {error.section for error in facts.errors}
     assert {"gpus", "topology"} <= sections
+
+
+def test_runs_from_stdin_as_the_gather_action_plugin_pipes_it() -> None:
+    proc = subprocess.run([sys.executable, "-", "--no-pynvml", "--sysctl", "net.core.somaxconn"],
+                          input=PROBE.read_bytes(), capture_output=True, timeout=120, check=True)
+    document = json.loads(proc.stdout)
+    assert document["options"]["sysctls"] == ["net.core.somaxconn"]
+    assert document["system"]["cpu"]["processors"] >= 1
