@@ -50,8 +50,8 @@ def _register() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    _register()
     try:
+        _register()
         app(args=argv, standalone_mode=True)
     except VfixError as error:
         print(f"vfix: error: {error.reason}", file=sys.stderr)
