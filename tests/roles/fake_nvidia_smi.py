@@ -14,6 +14,7 @@ STATE = Path(__file__).with_name(Path(__file__).name + ".json")
 
 FIELDS = {
     "index": lambda g: str(g["index"]),
+    "uuid": lambda g: g.get("uuid", f"GPU-fake-{g['index']}"),
     "pci.bus_id": lambda g: g["bus_id"],
     "persistence_mode": lambda g: "Enabled" if g["persistence"] else "Disabled",
     "clocks.sm": lambda g: str(g["sm"]),
