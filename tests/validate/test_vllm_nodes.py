@@ -26,7 +26,9 @@ def smoke_node(tmp_path, test_nodes):
     model = tmp_path / "model"
     model.mkdir()
     (model / "config.json").write_text('{"vocab_size": 1024}')
-    nodes = test_nodes(1, binds={str(DOUBLES): "/opt/doubles", str(model): "/opt/model"})
+    # Its own network namespace: the server's port cannot collide with anything on the host.
+    nodes = test_nodes(1, netns=True,
+                       binds={str(DOUBLES): "/opt/doubles", str(model): "/opt/model"})
     return nodes, nodes.write_inventory(tmp_path / "hosts.yml", user="ansible")
 
 
