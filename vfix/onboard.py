@@ -36,14 +36,16 @@ class OnboardRequest:
 
 
 def onboard(request: OnboardRequest) -> ValidationReport:
+    from vfix.ansible.paths import default_inventory
     from vfix.fix.plan import PlanOptions
     from vfix.fix.run import FixRequest, actionable, run_fix
     from vfix.gather import gather
 
-    run = gather(inventory=request.inventory, limit=request.limit,
+    inventory = request.inventory or default_inventory()  # --apply needs it explicit
+    run = gather(inventory=inventory, limit=request.limit,
                  out=request.out / "gather" if request.out else None)
     base = request.out or run.path
-    outcome = run_fix(FixRequest(inventory=request.inventory, facts_dir=run.path,
+    outcome = run_fix(FixRequest(inventory=inventory, facts_dir=run.path,
                                  policy=request.policy, apply=request.apply))
     final = outcome.after or outcome.before
     per_host: dict[str, list[Finding]] = {host: [] for host in run.record.hosts}
@@ -66,17 +68,17 @@ def onboard(request: OnboardRequest) -> ValidationReport:
     gpu_hosts = [h for h in reachable if run.facts[h].gpus]
     reports: list[ValidationReport] = []
     if request.nccl and gpu_hosts:
-        reports.append(runs.validate_nccl(request.inventory, ",".join(gpu_hosts),
+        reports.append(runs.validate_nccl(inventory, ",".join(gpu_hosts),
                                           base / "validate-nccl", request.nccl_vars,
                                           facts=run.facts))
     elif request.nccl:
         for host in reachable:
             notes[host].append("nccl-tests not run: no GPU in the facts")
     if request.allreduce and reachable:
-        reports.append(runs.validate_allreduce(request.inventory, ",".join(reachable),
+        reports.append(runs.validate_allreduce(inventory, ",".join(reachable),
                                                base / "validate-allreduce", request.allreduce_vars))
     if request.vllm_model and gpu_hosts:
-        reports.append(runs.validate_vllm(request.inventory, ",".join(gpu_hosts),
+        reports.append(runs.validate_vllm(inventory, ",".join(gpu_hosts),
                                           base / "validate-vllm",
                                           {"vllm_smoke_model": request.vllm_model,
                                            "vllm_smoke_tp": request.vllm_tp, **request.vllm_vars}))
