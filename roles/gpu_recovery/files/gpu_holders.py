@@ -10,7 +10,7 @@ import os
 def holders():
     found = {}
     for pid in filter(str.isdigit, os.listdir("/proc")):
-        fd_dir = "/proc/%s/fd" % pid
+        fd_dir = os.path.join("/proc", pid, "fd")
         try:
             fds = os.listdir(fd_dir)
         except OSError:  # vanished, or not ours to read
@@ -25,7 +25,7 @@ def holders():
     result = []
     for pid, device in sorted(found.items(), key=lambda item: int(item[0])):
         try:
-            with open("/proc/%s/comm" % pid) as comm:
+            with open(os.path.join("/proc", pid, "comm")) as comm:
                 name = comm.read().strip()
         except OSError:
             name = "?"
