@@ -9,6 +9,7 @@ import typer
 
 from vfix.audit.engine import audit
 from vfix.audit.inputs import from_inventory, from_run_dir
+from vfix.commands.output import write_report
 from vfix.errors import VfixError
 from vfix.formats import Format, render
 from vfix.policy import load_policy
@@ -43,12 +44,5 @@ def audit_command(
     result = audit(fleet, loaded_policy, skipped)
     to_terminal = output is None and sys.stdout.isatty()
     chosen = output_format or (Format.TABLE if to_terminal else Format.JSON)
-    report = render(result, chosen, color=to_terminal)
-    if output is None:
-        sys.stdout.write(report)
-    else:
-        try:
-            output.write_text(report, encoding="utf-8")
-        except OSError as error:
-            raise VfixError(f"cannot write {output}: {error.strerror}") from None
+    write_report(render(result, chosen, color=to_terminal), output)
     raise typer.Exit(result.exit_code(fail_on))

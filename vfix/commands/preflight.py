@@ -8,6 +8,7 @@ from pathlib import Path
 
 import typer
 
+from vfix.commands.output import write_report
 from vfix.errors import VfixError
 from vfix.facts.model import HostFacts
 from vfix.preflight import Plan, run_preflight
@@ -55,14 +56,7 @@ def preflight(
     hosts = _load_hosts(inventory, facts, limit)
     report = run_preflight(model, plan, hosts)
     fmt = output_format or (Format.TABLE if sys.stdout.isatty() else Format.JSON)
-    text = render(report, fmt, width=shutil.get_terminal_size((120, 24)).columns)
-    if output is not None:
-        try:
-            output.write_text(text, encoding="utf-8")
-        except OSError as error:
-            raise VfixError(f"cannot write {output}: {error.strerror}") from None
-    else:
-        sys.stdout.write(text)
+    write_report(render(report, fmt, width=shutil.get_terminal_size((120, 24)).columns), output)
     raise typer.Exit(report.exit_code)
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import typer
 
+from vfix.commands.output import write_report
 from vfix.errors import VfixError
 from vfix.formats import Format
 from vfix.validate import runs
@@ -59,14 +60,7 @@ def out_dir(out: Path | None, kind: str) -> Path:
 def emit(report: ValidationReport, output_format: Format | None, output: Path | None) -> None:
     to_terminal = output is None and sys.stdout.isatty()
     chosen = output_format or (Format.TABLE if to_terminal else Format.JSON)
-    text = render_report(report, chosen, color=to_terminal)
-    if output is None:
-        sys.stdout.write(text)
-    else:
-        try:
-            output.write_text(text, encoding="utf-8")
-        except OSError as error:
-            raise VfixError(f"cannot write {output}: {error.strerror}") from None
+    write_report(render_report(report, chosen, color=to_terminal), output)
     if not report.nodes:
         raise VfixError("no host produced a result")
     raise typer.Exit(ExitCode.CLEAN if report.passed else ExitCode.FINDINGS)

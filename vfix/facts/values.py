@@ -18,16 +18,8 @@ def clean(text: object) -> str | None:
 
 
 def to_int(text: object) -> int | None:
-    value = clean(text)
-    if value is None:
-        return None
-    match = NUMBER.search(value)
-    if match is None:
-        return None
-    try:
-        return int(float(match.group(0)))
-    except (ValueError, OverflowError):
-        return None
+    number = to_float(text)
+    return None if number is None else int(number)
 
 
 def to_float(text: object) -> float | None:
