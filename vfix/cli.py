@@ -1,7 +1,8 @@
 """The `vfix` command line: parses arguments and wires the sub-commands, nothing more.
 
-Each sub-command lives in `vfix/commands/<name>.py` and is registered below. Operational
-errors (`VfixError`) become one line on stderr and exit code 2; tracebacks only with VFIX_DEBUG=1.
+Each sub-command lives in `vfix/commands/<name>.py` and is listed in COMMANDS below; only the
+module of the command being run is imported (see vfix/commands/lazy.py). Operational errors
+(`VfixError`) become one line on stderr and exit code 2; tracebacks only with VFIX_DEBUG=1.
 """
 
 from __future__ import annotations
@@ -11,47 +12,55 @@ import sys
 
 import typer
 
+from vfix.commands.lazy import LazyCommand, LazyGroup
 from vfix.errors import VfixError
 from vfix.vocabulary import ExitCode
+
+# Listed in this order by `vfix --help`; the help lines are the commands' own first lines.
+COMMANDS = {
+    "probe": LazyCommand("vfix.commands.probe", "probe", "Probe this machine: GPUs, "
+                         "driver/CUDA/NCCL versions, topology, system, processes."),
+    "gather": LazyCommand("vfix.commands.gather", "gather_command", "Collect GPU, version and "
+                          "system facts from every host (read-only)."),
+    "audit": LazyCommand("vfix.commands.audit", "audit_command", "Audit the fleet: findings "
+                         "with evidence, drift from each group's majority, verdicts."),
+    "fix": LazyCommand("vfix.commands.fix", "fix_command", "Fix the findings of an audit: "
+                       "Ansible check + diff by default, --apply to change nodes."),
+    "diagnose": LazyCommand("vfix.commands.diagnose", "diagnose", "Say what broke in failure "
+                            "logs: layer, root cause, evidence lines and the fix."),
+    "preflight": LazyCommand("vfix.commands.preflight", "preflight", "Say which layer a vLLM "
+                             "deployment will break in, and the command that should work."),
+    "diff": LazyCommand("vfix.commands.diff", "diff_command", "Per-host changes between two "
+                        "runs: facts, findings appeared/resolved, verdicts."),
+    "onboard": LazyCommand("vfix.commands.onboard", "onboard_command", "Onboard nodes: "
+                           "evidence, fixes, proof; PASS / WARN / FAIL per node."),
+    "validate": LazyCommand("vfix.commands.validate", "app", "Prove GPUs, links and vLLM work: "
+                            "nccl-tests, all-reduce, vLLM smoke."),
+}
+
+
+class VfixGroup(LazyGroup):
+    lazy_commands = COMMANDS
+
+
+def _root() -> None:
+    # No global options; a callback makes typer build the (lazy) group.
+    return None
+
 
 app = typer.Typer(
     name="vfix",
     help="Fleet remediation for multi-GPU and multi-node vLLM deployments.",
+    cls=VfixGroup,
+    callback=_root,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
 
 
-def _register() -> None:
-    """Attach every sub-command; each module in vfix/commands/ owns its options."""
-    # Imported here, not at module top, so `import vfix.cli` stays cheap.
-    from vfix.commands import (
-        audit,
-        diagnose,
-        diff,
-        fix,
-        gather,
-        onboard,
-        preflight,
-        probe,
-        validate,
-    )
-
-    app.command("probe")(probe.probe)
-    app.command("gather")(gather.gather_command)
-    app.command("audit")(audit.audit_command)
-    app.command("fix")(fix.fix_command)
-    app.add_typer(validate.app, name="validate")
-    app.command("diagnose")(diagnose.diagnose)
-    app.command("preflight")(preflight.preflight)
-    app.command("diff")(diff.diff_command)
-    app.command("onboard")(onboard.onboard_command)
-
-
 def main(argv: list[str] | None = None) -> None:
     try:
-        _register()
         app(args=argv, standalone_mode=True)
     except VfixError as error:
         print(f"vfix: error: {error.reason}", file=sys.stderr)
