@@ -54,9 +54,9 @@ def test_a_raw_probe_document_loads_too(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("content", "message"), [
-    (None, "no such facts file"),
+    (None, "not found"),
     (b"{not json", "not valid JSON"),
-    (b"[1, 2]", "facts must be a JSON object, found list"),
+    (b"[1, 2]", "is not a JSON object, found list"),
     (b'{"host": "h"}', "invalid facts at collected_at: Field required"),
     (b'{"host": "h", "collected_at": "t", "gpus": [{"index": "zero"}]}', "invalid facts at gpus.0"),
     (b"\xff\xfe\x00", "cannot read facts file"),

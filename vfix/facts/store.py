@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from vfix.errors import VfixError
 from vfix.facts.build import build_facts
 from vfix.facts.model import HostFacts
+from vfix.jsonfile import read_json_object
 
 
 def dump_facts(facts: HostFacts) -> str:
@@ -20,18 +21,7 @@ def dump_facts(facts: HostFacts) -> str:
 def load_facts(path: str | Path) -> HostFacts:
     """Read a facts file (or a raw probe document); any problem is one VfixError line."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise VfixError(f"{path}: no such facts file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise VfixError(f"{path}: cannot read facts file: {error}") from None
-    try:
-        document = json.loads(text)
-    except ValueError as error:
-        raise VfixError(f"{path}: not valid JSON ({error})") from None
-    if not isinstance(document, dict):
-        raise VfixError(f"{path}: facts must be a JSON object, found {type(document).__name__}")
+    document = read_json_object(path, "facts file")
     if "probe_version" in document and "versions" in document and isinstance(
             document.get("gpus"), dict):
         return build_facts(document)  # a raw probe document, not yet parsed

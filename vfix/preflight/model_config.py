@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from vfix.errors import VfixError
+from vfix.jsonfile import read_json_object
 
 CONFIG_NAME = "config.json"
 SAFETENSORS_INDEX = "model.safetensors.index.json"
@@ -114,30 +115,13 @@ def config_path(model: str | Path) -> Path:
 def load_model(model: str | Path) -> ModelShape:
     """Read `model` (a directory holding config.json, or the file itself). Bad input: VfixError."""
     path = config_path(model)
-    raw = _read_json(path)
+    raw = read_json_object(path, "model config")
     shape = shape_from_config(raw, str(path))
     checkpoint = _checkpoint_bytes(path.parent)
     if checkpoint is not None:
         size, source = checkpoint
         shape = replace(shape, checkpoint_bytes=size, checkpoint_source=source)
     return shape
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise VfixError(f"model config {path} not found") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise VfixError(f"cannot read model config {path}: {error}") from None
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise VfixError(f"model config {path} is not valid JSON: line {error.lineno} column "
-                        f"{error.colno}: {error.msg}") from None
-    if not isinstance(document, dict):
-        raise VfixError(f"model config {path} is not a JSON object")
-    return document
 
 
 def shape_from_config(raw: dict[str, Any], source: str) -> ModelShape:
