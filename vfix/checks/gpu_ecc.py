@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 
 from vfix.checks.base import Check, Subject, cite, gpu_label
 from vfix.facts.model import Gpu
@@ -38,39 +39,22 @@ class GpuEcc(Check):
     def check_host(self, subject: Subject) -> Iterable[Finding]:
         for gpu in subject.facts.gpus:
             label = gpu_label(gpu)
+            found = partial(self.finding, subject, evidence=ecc_evidence(gpu))
             reset = Remediation(
                 role="gpu_recovery",
                 vars={"gpu_recovery_action": "reset", "gpu_recovery_gpus": [gpu.index]},
             )
             if gpu.remapped_rows_failure:
-                yield self.finding(
-                    subject,
-                    f"{label}: row remapping failed (memory cannot be repaired)",
-                    sub="remap-failure",
-                    expected="no remapping failure",
-                    observed="Remapping Failure Occurred: Yes",
-                    evidence=ecc_evidence(gpu),
-                    remediation=RMA,
-                )
+                yield found(f"{label}: row remapping failed (memory cannot be repaired)",
+                            sub="remap-failure", expected="no remapping failure",
+                            observed="Remapping Failure Occurred: Yes", remediation=RMA)
             if gpu.ecc_uncorrected_volatile:
-                yield self.finding(
-                    subject,
-                    f"{label}: {gpu.ecc_uncorrected_volatile} uncorrected ECC error(s) since the "
-                    "last reset: the processes on it got corrupt data (Xid 48/63/94)",
-                    sub="uncorrected",
-                    expected="0",
-                    observed=gpu.ecc_uncorrected_volatile,
-                    evidence=ecc_evidence(gpu),
-                    remediation=reset,
-                )
+                yield found(f"{label}: {gpu.ecc_uncorrected_volatile} uncorrected ECC error(s) "
+                            "since the last reset: the processes on it got corrupt data "
+                            "(Xid 48/63/94)",
+                            sub="uncorrected", expected="0",
+                            observed=gpu.ecc_uncorrected_volatile, remediation=reset)
             if gpu.remapped_rows_pending or gpu.retired_pages_pending:
-                yield self.finding(
-                    subject,
-                    f"{label}: a memory row remap / page retirement waits for a GPU reset",
-                    sub="repair-pending",
-                    expected="no pending repair",
-                    observed="pending",
-                    evidence=ecc_evidence(gpu),
-                    remediation=reset,
-                    severity=Severity.WARNING,
-                )
+                yield found(f"{label}: a memory row remap / page retirement waits for a GPU reset",
+                            sub="repair-pending", expected="no pending repair", observed="pending",
+                            remediation=reset, severity=Severity.WARNING)

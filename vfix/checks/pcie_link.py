@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 
 from vfix.checks.base import Check, Subject, cite, gpu_label
 from vfix.facts.model import Gpu
@@ -40,26 +41,16 @@ class PcieLink(Check):
     def check_host(self, subject: Subject) -> Iterable[Finding]:
         flag_idle_gen = bool(subject.settings.value("flag_gen_when_idle", False))
         for gpu in subject.facts.gpus:
+            found = partial(self.finding, subject, evidence=link_evidence(gpu))
             width, width_max = gpu.pcie_width_current, gpu.pcie_width_max
             if width is not None and width_max is not None and width < width_max:
-                yield self.finding(
-                    subject,
-                    f"{gpu_label(gpu)} PCIe link is x{width}, the GPU supports x{width_max}",
-                    sub="width",
-                    expected=f"x{width_max}",
-                    observed=f"x{width}",
-                    evidence=link_evidence(gpu),
-                )
+                yield found(f"{gpu_label(gpu)} PCIe link is x{width}, the GPU supports "
+                            f"x{width_max}", sub="width", expected=f"x{width_max}",
+                            observed=f"x{width}")
             gen, gen_max = gpu.pcie_gen_current, gpu.pcie_gen_max
             if gen is None or gen_max is None or gen >= gen_max:
                 continue
             if is_idle(gpu) and not flag_idle_gen:
                 continue  # idle GPUs downtrain their link to save power: expected
-            yield self.finding(
-                subject,
-                f"{gpu_label(gpu)} PCIe link is gen{gen} while busy, max gen{gen_max}",
-                sub="gen",
-                expected=f"gen{gen_max}",
-                observed=f"gen{gen}",
-                evidence=link_evidence(gpu),
-            )
+            yield found(f"{gpu_label(gpu)} PCIe link is gen{gen} while busy, max gen{gen_max}",
+                        sub="gen", expected=f"gen{gen_max}", observed=f"gen{gen}")

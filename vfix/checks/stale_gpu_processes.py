@@ -16,13 +16,33 @@ def _any_match(patterns: list[str], text: str) -> bool:
     return any(re.search(pattern, text) for pattern in patterns)
 
 
+def held_mib(process: GpuProcess) -> int:
+    return sum(process.gpu_memory_mib.values())
+
+
 def describe(process: GpuProcess) -> str:
-    memory = sum(process.gpu_memory_mib.values())
+    memory = held_mib(process)
     parent = "dead" if process.parent_alive is False else (process.parent_cmdline or "?")
     return (
         f"pid {process.pid} ppid {process.ppid} user {process.user} {memory} MiB "
         f"parent: {parent} cmd: {process.cmdline[:160]}"
     )
+
+
+def why_stale(process: GpuProcess, server_alive: bool,
+              workers: list[str]) -> tuple[str, str, str] | None:
+    """(sub-id, message, expected) when PROCESS is stale, None when it is not."""
+    memory = held_mib(process)
+    holds_gpu = memory > 0 or any(GPU_DEVICE.match(d) for d in process.devices)
+    if process.parent_alive is False and holds_gpu:
+        return ("orphan", f"pid {process.pid} holds a GPU ({memory} MiB) and its parent died",
+                "no orphaned GPU holders")
+    orphaned = process.parent_alive is False or process.ppid == 1
+    if orphaned and not server_alive and _any_match(workers, process.cmdline):
+        return ("orphan-worker",
+                f"pid {process.pid} is a vLLM/Ray worker with no live server ({memory} MiB held)",
+                "no orphaned workers")
+    return None
 
 
 class StaleGpuProcesses(Check):
@@ -52,33 +72,17 @@ class StaleGpuProcesses(Check):
         for process in processes:
             if _any_match(protected, process.cmdline) or _any_match(servers, process.cmdline):
                 continue  # system services and live vLLM servers are never stale
-            memory = sum(process.gpu_memory_mib.values())
-            holds_gpu = memory > 0 or any(GPU_DEVICE.match(d) for d in process.devices)
-            evidence = [Evidence(source=PROCESS_SOURCE, lines=[describe(process)])]
-            if process.parent_alive is False and holds_gpu:
-                yield self.finding(
-                    subject,
-                    f"pid {process.pid} holds a GPU ({memory} MiB) and its parent died",
-                    sub="orphan",
-                    expected="no orphaned GPU holders",
-                    observed=f"pid {process.pid}",
-                    evidence=evidence,
-                    remediation=fix,
-                    severity=Severity.ERROR if memory else Severity.WARNING,
-                )
-            elif (
-                (process.parent_alive is False or process.ppid == 1)
-                and not server_alive
-                and _any_match(workers, process.cmdline)
-            ):
-                yield self.finding(
-                    subject,
-                    f"pid {process.pid} is a vLLM/Ray worker with no live server "
-                    f"({memory} MiB held)",
-                    sub="orphan-worker",
-                    expected="no orphaned workers",
-                    observed=f"pid {process.pid}",
-                    evidence=evidence,
-                    remediation=fix,
-                    severity=Severity.ERROR if memory else Severity.WARNING,
-                )
+            stale = why_stale(process, server_alive, workers)
+            if stale is None:
+                continue
+            sub, message, expected = stale
+            yield self.finding(
+                subject,
+                message,
+                sub=sub,
+                expected=expected,
+                observed=f"pid {process.pid}",
+                evidence=[Evidence(source=PROCESS_SOURCE, lines=[describe(process)])],
+                remediation=fix,
+                severity=Severity.ERROR if held_mib(process) else Severity.WARNING,
+            )
