@@ -14,7 +14,7 @@ import typer
 from typer.core import MarkupMode, TyperCommand, TyperGroup
 from typer.main import get_command
 
-if TYPE_CHECKING:  # typer vendors click as typer._click (0.2x); older typer uses click itself
+if TYPE_CHECKING:  # the click that typer's groups are built on (typer vendors it)
     from typer._click import Command, Context, HelpFormatter
 
 
