@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from vfix.fix.apply import render_diff
+from vfix.fix.diffs import render_diff
 
 
 def test_render_diff_unified_and_prepared():

@@ -1,13 +1,12 @@
 """Run playbooks/remediate.yml for a plan: check + diff (dry run) or a rolling apply.
 
 The Ansible events are kept per host: each task that changed (or would change) something, with
-its diff as unified text, and the lines roles report for the operator (the gpu_processes role
-lists every GPU process with the reason it is kept or ended).
+its diff as unified text (vfix/fix/diffs.py), and the lines roles report for the operator (the
+gpu_processes role lists every GPU process with the reason it is kept or ended).
 """
 
 from __future__ import annotations
 
-import difflib
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from typing import Any
 
 from vfix.ansible.runner import HostOutcome, PlaybookResult, run_playbook
 from vfix.errors import VfixError
+from vfix.fix.diffs import result_diff
 from vfix.fix.plan import Plan
 
 PLAYBOOK = "remediate"
@@ -58,27 +58,6 @@ class ApplyResult:
                 if r.status in (HostOutcome.FAILED, HostOutcome.UNREACHABLE)]
 
 
-def render_diff(diff: Any) -> str:
-    """Ansible's diff result (a dict or a list of dicts with before/after or `prepared`)."""
-    parts = diff if isinstance(diff, list) else [diff]
-    text = []
-    for part in parts:
-        if not isinstance(part, Mapping):
-            continue
-        if part.get("prepared"):
-            text.append(str(part["prepared"]).rstrip("\n"))
-            continue
-        before, after = part.get("before", ""), part.get("after", "")
-        if not isinstance(before, str) or not isinstance(after, str) or before == after:
-            continue
-        lines = difflib.unified_diff(
-            before.splitlines(keepends=True), after.splitlines(keepends=True),
-            fromfile=str(part.get("before_header", "before")),
-            tofile=str(part.get("after_header", "after")))
-        text.append("".join(lines).rstrip("\n"))
-    return "\n".join(t for t in text if t)
-
-
 class _Collector:
     """Keeps changed tasks, their diffs and the roles' operator lines, per host."""
 
@@ -97,7 +76,7 @@ class _Collector:
         with self.lock:
             if res.get("changed"):
                 self.changes.setdefault(host, []).append(
-                    Change(str(data.get("task", "")), render_diff(res.get("diff"))))
+                    Change(str(data.get("task", "")), result_diff(res)))
             if "processes" not in res:  # only gpu_processes reports lines for the operator
                 return
             notes = self.notes.setdefault(host, [])
