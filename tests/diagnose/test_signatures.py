@@ -76,3 +76,50 @@ def test_broken_signature_file_is_one_clear_error() -> None:
             "- {id: x, root_cause: y, layer: other, confidence: 0.5, source: here,"
             " explanation: long enough text, match: [{keyword: abcd}],"
             " fix: [{step: do a thing, role: nosuchrole}]}\n", "bad.yaml")
+
+
+# Ranking semantics: the concrete cause wins over what followed from it and over notes.
+RANKED = [
+    (  # a kernel fault is what the other ranks saw; the Xid is why
+        "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+        "kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n",
+        "gpu_hardware_fault",
+    ),
+    (  # the watchdog timeout comes first in the file, the shm failure explains it
+        "[rank1]:[E ProcessGroupNCCL.cpp:1] [Rank 1] Watchdog caught collective operation timeout:"
+        " WorkNCCL(SeqNum=1, OpType=ALLREDUCE) ran for 600123 milliseconds before timing out.\n"
+        "host:1:2 [0] misc/shmutils.cc:842 NCCL WARN Error while creating shared memory segment"
+        " /dev/shm/nccl-XyZ (size 9637888), error: No space left on device (28)\n",
+        "shm_too_small",
+    ),
+    (  # the "Last error" names the call that failed inside the generic NCCL error
+        "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1, remote process"
+        " exited or there was a network error, NCCL version 2.20.5\n"
+        "ncclRemoteError: A call failed possibly due to a network error.\nLast error:\n"
+        "socketStartConnect: Connect to 172.17.0.3<50207> failed :"
+        " Software caused connection abort\n",
+        "socket_ifname_wrong",
+    ),
+    (  # a known-buggy NCCL version does not hide a specific cause
+        "host:1:1 [0] NCCL INFO NCCL version 2.19.3+cuda12.3\n"
+        "host:1:2 [0] misc/ibvwrap.cc:191 NCCL WARN Call to ibv_reg_mr failed with error"
+        " Cannot allocate memory\n",
+        "ib_memory_registration_failed",
+    ),
+    (  # an INFO line that mentions a word is a note, the failure is elsewhere
+        "host:1:1 [0] NCCL INFO Failed to open libibverbs.so[.1]\n"
+        "RuntimeError: CUDA error: system not yet initialized\n",
+        "fabric_manager_not_running",
+    ),
+]
+
+
+@pytest.mark.parametrize(("log", "cause"), RANKED)
+def test_the_concrete_cause_wins(log: str, cause: str) -> None:
+    assert diagnose_text(log).root_cause == cause
+
+
+def test_a_kernel_fault_alone_is_a_consequence_in_layer_other() -> None:
+    diagnosis = diagnose_text("RuntimeError: CUDA error: unspecified launch failure\n")
+    assert (diagnosis.layer, diagnosis.root_cause) == ("other", "cuda_kernel_fault")
+    assert diagnosis.candidates[0].kind == "consequence"
