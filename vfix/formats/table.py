@@ -136,7 +136,8 @@ class TableFormatter:
                 lines += self._wrap(message, " " * 13)
         rest = len(by_message) - len(shown)
         if rest:
-            hidden = sum(len(hosts) for _, hosts in list(by_message.items())[MESSAGES_SHOWN:])
+            unshown = list(by_message.values())[MESSAGES_SHOWN:]
+            hidden = len({host for hosts in unshown for host in hosts})
             lines.append(f"{' ' * 11}… {rest} more message(s) on {hidden} host(s) "
                          f"(--format json or markdown has every one)")
         return lines
