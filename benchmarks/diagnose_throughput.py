@@ -2,11 +2,12 @@
 
     python3 benchmarks/diagnose_throughput.py [--mb 256]
 
-Two logs, built in memory from the real captures in tests/data/logs:
-- serving: the real healthy vLLM 0.26 start-up and NCCL_DEBUG=INFO capture, then the real
-  request and metrics lines of the corpus repeated (what a long-running server log is made
-  of), then the real engine-core failure at the very end;
-- dense: the whole labelled failure corpus repeated (every few lines a traceback or a WARN):
+Two logs, built in memory from real captures (only the dev/ and fresh/ splits of
+tests/data/logs: held-out and unseen logs stay unread):
+- serving: the real healthy vLLM 0.26 start-up and the NCCL_DEBUG=INFO capture of the H200
+  node, then the real request and metrics lines of the corpus repeated (what a long-running
+  server log is made of), then a real NCCL load failure with core dump at the very end;
+- dense: the dev and fresh failure logs repeated (every few lines a traceback or a WARN):
   the worst case, where most lines must be looked at.
 Baselines: `for line in stream` (Python's own line loop, doing nothing), and one regex made of
 all signature keywords run on every line (the naive design).
@@ -25,23 +26,30 @@ from pathlib import Path
 from vfix.diagnose import diagnose_stream
 from vfix.diagnose.engine import _plan
 
-LOGS = Path(__file__).resolve().parent.parent / "tests" / "data" / "logs"
+ROOT = Path(__file__).resolve().parent.parent
+LOGS = ROOT / "tests" / "data" / "logs"
+SPLITS = ("dev", "fresh")
+NCCL_DEBUG = Path("/work/shared/fixtures/h200-1gpu/all_reduce_g1_debug.txt")
 REQUEST_MARKERS = (b'"POST /v1/', b'"GET /', b"Avg prompt throughput")
 
 
 def serving_log(size: int) -> bytes:
     healthy = (LOGS / "dev" / "h200-vllm026-serve-ok.log").read_bytes()
-    nccl = (LOGS / "heldout" / "h200-nccl-allreduce-debug-ok.log").read_bytes()
-    failure = (LOGS / "heldout" / "h200-vllm026-missing-flashinfer.log").read_bytes()
-    real_lines = b"\n".join(path.read_bytes() for path in sorted(LOGS.glob("*/*.log")))
+    nccl = NCCL_DEBUG.read_bytes() if NCCL_DEBUG.exists() else b""
+    failure = (LOGS / "dev" / "vllm-9494-nccl-load-core-dump.log").read_bytes()
+    real_lines = b"\n".join(path.read_bytes() for path in corpus_logs())
     requests = b"".join(line + b"\n" for line in real_lines.splitlines()
                         if any(marker in line for marker in REQUEST_MARKERS))
     body = size - len(healthy) - len(nccl) - len(failure)
     return healthy + nccl + requests * max(1, body // len(requests)) + failure
 
 
+def corpus_logs() -> list[Path]:
+    return [path for split in SPLITS for path in sorted((LOGS / split).glob("*.log"))]
+
+
 def dense_log(size: int) -> bytes:
-    corpus = b"".join(path.read_bytes() for path in sorted(LOGS.glob("*/*.log")))
+    corpus = b"".join(path.read_bytes() for path in corpus_logs())
     return corpus * max(1, size // len(corpus))
 
 

@@ -10,18 +10,17 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 from vfix.diagnose import nccl, suspicious
-from vfix.diagnose.model import Candidate, Diagnosis, Evidence, FixStep, Status
+from vfix.diagnose.model import Candidate, Diagnosis, FixStep, Status
 from vfix.diagnose.scanner import Scanner, build_automaton
 from vfix.diagnose.signatures import Pattern, Signature, load_signatures
-from vfix.diagnose.sources import line_source
+from vfix.diagnose.tally import Matched, Tally, Verdicts
 from vfix.errors import VfixError
 
-MAX_EVIDENCE = 5
 _KIND_ORDER = {"cause": 0, "consequence": 1, "hint": 2}
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
@@ -34,14 +33,6 @@ class _Consumer:
 
     def __post_init__(self) -> None:
         self.regex = self.pattern.compiled
-
-
-@dataclass
-class _Matched:
-    evidence: list[Evidence] = field(default_factory=list)
-    count: int = 0
-    failing: bool = False  # at least one line not logged at a benign level (INFO/WARNING)
-    groups: dict[str, str] = field(default_factory=dict)
 
 
 class _Plan:
@@ -91,68 +82,39 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
     """Diagnose one input read from a binary stream, in bounded memory."""
     plan = _Plan(signatures) if signatures is not None else _plan()
     scanner = Scanner(plan.automaton)
-    matched: dict[int, _Matched] = {}
-    context_seen: set[int] = set()
+    verdicts = Verdicts(plan, scanner.describe)
+    tally = Tally()
     lines = suspicious.SuspiciousLines()
     summary = nccl.NcclAccumulator()
 
-    for hit in scanner.scan(stream):
-        score = 0
-        to_nccl = False
-        for keyword in hit.keywords:
-            score = max(score, plan.suspicious_score[keyword])
-            to_nccl = to_nccl or plan.feeds_nccl[keyword]
-            for consumer in plan.consumers[keyword]:
-                _consume(consumer, hit.line, hit.text, matched, context_seen)
-        if score:
-            lines.feed(hit.line, hit.text, score)
-        if to_nccl:
-            summary.feed(hit.line, hit.text)
+    cached, previous = verdicts.cached, 0
+    for batch in scanner.scan_raw(stream):  # the hot loop: every line that holds a keyword
+        for line, raw in batch:
+            verdict = cached(raw) or verdicts.of(raw)
+            if verdict.settled and line != previous:
+                verdict.repeats += 1
+            elif verdict.tallied:
+                tally.add(line, verdict)
+            previous = line
+            if verdict.score:
+                lines.feed(line, verdict.text, verdict.score)
+            if verdict.nccl is not None:
+                summary.add(line, verdict.text, verdict.nccl)
+    verdicts.flush()
 
     if scanner.bytes == 0:
         return _unusable(name, "the input is empty")
     if scanner.binary:
         return _unusable(name, "the input is not text (binary data)", scanner)
-    candidates = _rank(plan.signatures, matched, context_seen)
+    candidates = _rank(plan.signatures, tally.matched, tally.context_seen)
     return _conclude(name, candidates, lines, summary.summary(scanner.last_nccl), scanner)
-
-
-def _consume(consumer: _Consumer, line: int, text: str, matched: dict[int, _Matched],
-             context_seen: set[int]) -> None:
-    if consumer.is_context and consumer.signature in context_seen:
-        return  # a context needs to be seen once
-    regex = consumer.regex
-    found = regex.search(text) if regex else None
-    if regex and not found:
-        return
-    if consumer.is_context:
-        context_seen.add(consumer.signature)
-        return
-    record = matched.setdefault(consumer.signature, _Matched())
-    if record.evidence and record.evidence[-1].line == line:
-        return  # two patterns of one signature on one line count once
-    record.count += 1
-    record.failing = record.failing or not suspicious.is_benign_level(text)
-    if len(record.evidence) < MAX_EVIDENCE:
-        record.evidence.append(Evidence(line, text, line_source(text)))
-    if found and not record.groups:
-        record.groups = _derived({k: v for k, v in found.groupdict().items() if v is not None})
-
-
-def _derived(groups: dict[str, str]) -> dict[str, str]:
-    """Values computed from captured numbers, e.g. the TP sizes that divide a head count."""
-    derived = dict(groups)
-    if groups.get("heads", "").isdigit():
-        heads = int(groups["heads"])
-        derived["heads_divisors"] = ", ".join(str(n) for n in range(1, 65) if heads % n == 0)
-    return derived
 
 
 def _fill(template: str, groups: dict[str, str]) -> str:
     return _PLACEHOLDER.sub(lambda m: groups.get(m.group(1), "?"), template)
 
 
-def _rank(signatures: Sequence[Signature], matched: dict[int, _Matched],
+def _rank(signatures: Sequence[Signature], matched: dict[int, Matched],
           context_seen: set[int]) -> list[Candidate]:
     candidates = []
     for number, record in matched.items():

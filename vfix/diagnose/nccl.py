@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from typing import Any
 
 from vfix.diagnose.model import Evidence, NcclSummary
 from vfix.diagnose.sources import line_source
@@ -46,6 +47,38 @@ def transport_of(via: str) -> str:
     return head.split()[0] if head else "unknown"
 
 
+# What one NCCL line says: ("warn", None), ("channel", (channel, transport)), ("start", rank),
+# ("complete", rank), ("version", v), ("driver", v), ("ib_none", None), ("ib_using", devices),
+# ("interfaces", devices), ("network", name) or ("other", None).
+Event = tuple[str, Any]
+
+
+def parse(text: str) -> Event | None:
+    """What an NCCL line says (None for a line without "NCCL"); pure, so cacheable."""
+    if "NCCL" not in text:
+        return None
+    if "NCCL WARN" in text:
+        return "warn", None
+    if found := _CHANNEL.search(text):
+        return "channel", (found.group(1).zfill(2), transport_of(found.group(2)))
+    if found := _INIT.search(text):
+        return ("start" if found.group(3) == "START" else "complete"), int(found.group(1))
+    if found := _VERSION.search(text):
+        return "version", found.group(1)
+    if found := _DRIVER.search(text):
+        return "driver", found.group(1)
+    if _IB_NONE.search(text):
+        return "ib_none", None
+    if found := _IB_USING.search(text):
+        devices = tuple(_IB_DEVICE.findall(found.group(1)))
+        return ("ib_using", devices) if devices else ("other", None)
+    if found := _SOCKET_USING.search(text):
+        return "interfaces", tuple(_SOCKET_DEVICE.findall(found.group(1))[:8])
+    if found := _NETWORK.search(text):
+        return "network", found.group(1)
+    return "other", None
+
+
 class NcclAccumulator:
     """Fed one matching line at a time; bounded memory whatever the log's size."""
 
@@ -64,39 +97,39 @@ class NcclAccumulator:
         self.warnings: list[Evidence] = []
 
     def feed(self, line: int, text: str) -> None:
-        if "NCCL" not in text:
+        self.add(line, text, parse(text))
+
+    def add(self, line: int, text: str, event: Event | None) -> None:
+        """Records one line already read by `parse` (a repeated line is parsed once)."""
+        if event is None:
             return
         self.seen = True
-        if "NCCL WARN" in text:
+        kind, value = event
+        if kind == "warn":
             if len(self.warnings) < _MAX_WARNINGS:
                 self.warnings.append(Evidence(line, text, line_source(text)))
-            return
-        if found := _CHANNEL.search(text):
-            transport = transport_of(found.group(2))
+        elif kind == "channel":
+            channel, transport = value
             self.transports[transport] += 1
-            channel = found.group(1).zfill(2)
             if channel in self.channels or len(self.channels) < _MAX_CHANNELS:
                 self.channels.setdefault(channel, set()).add(transport)
-        elif found := _INIT.search(text):
-            ranks = self.started if found.group(3) == "START" else self.completed
+        elif kind in ("start", "complete"):
+            ranks = self.started if kind == "start" else self.completed
             if len(ranks) < _MAX_RANKS:
-                ranks.add(int(found.group(1)))
-        elif found := _VERSION.search(text):
-            self.version = self.version or found.group(1)
-        elif found := _DRIVER.search(text):
-            self.cuda_driver = self.cuda_driver or found.group(1)
-        elif _IB_NONE.search(text):
+                ranks.add(value)
+        elif kind == "version":
+            self.version = self.version or value
+        elif kind == "driver":
+            self.cuda_driver = self.cuda_driver or value
+        elif kind == "ib_none":
             self.ib_found = bool(self.ib_devices)
-        elif found := _IB_USING.search(text):
-            devices = _IB_DEVICE.findall(found.group(1))
-            if devices:
-                self.ib_found = True
-                self.ib_devices.update(dict.fromkeys(devices))
-        elif found := _SOCKET_USING.search(text):
-            for device in _SOCKET_DEVICE.findall(found.group(1))[:8]:
-                self.interfaces[device] = None
-        elif found := _NETWORK.search(text):
-            self.network = found.group(1)
+        elif kind == "ib_using":
+            self.ib_found = True
+            self.ib_devices.update(dict.fromkeys(value))
+        elif kind == "interfaces":
+            self.interfaces.update(dict.fromkeys(value))
+        elif kind == "network":
+            self.network = value
 
     def summary(self, last_line: tuple[int, str] | None) -> NcclSummary | None:
         if not self.seen:

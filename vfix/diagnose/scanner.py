@@ -15,6 +15,7 @@ from typing import BinaryIO
 from ahocorasick_rs import BytesAhoCorasick, Implementation
 
 CHUNK_BYTES = 8 << 20
+BATCH_LINES = 4096  # hit lines handed over at once (bounds memory when every line hits)
 MAX_LINE_CHARS = 2000  # longer lines are cut to a window around the hit
 _HEAD_BYTES = 64 << 10
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
@@ -75,6 +76,19 @@ class Scanner:
         self._ended_with_newline = True
 
     def scan(self, stream: BinaryIO) -> Iterator[Hit]:
+        """Each line that holds a keyword, cleaned, with the keywords it holds."""
+        for batch in self.scan_raw(stream):
+            for line, raw in batch:
+                text, keywords = self.describe(raw)
+                yield Hit(line, text, keywords)
+
+    def scan_raw(self, stream: BinaryIO) -> Iterator[list[tuple[int, bytes]]]:
+        """Batches of (line number, raw bytes) of the lines that hold a keyword, in order;
+        `describe` tells the rest.
+
+        Raw lines let a caller judge a line repeated many times (a traceback printed by every
+        rank, every retry) once: its bytes are a cache key. Batches save a Python call per line.
+        """
         for buf, start, end in self._spans(stream):
             if not self.head:
                 self.head = buf[start : start + _HEAD_BYTES]
@@ -82,12 +96,23 @@ class Scanner:
                 if self.binary:
                     self.bytes = end - start
                     return
-            yield from self._hits(buf, start, end, self.lines)
+            yield from self._hit_lines(buf, start, end, self.lines)
             self._note_last_nccl(buf, start, end, self.lines)
             self.lines += buf.count(b"\n", start, end)
             self.bytes += end - start
         if self.bytes and not self._ended_with_newline:
             self.lines += 1
+
+    def describe(self, raw: bytes) -> tuple[str, frozenset[int]]:
+        """The cleaned text of a raw line (a window around the first hit if it is very long)
+        and the keywords in it."""
+        matches = self._automaton.find_matches_as_indexes(raw, overlapping=True)
+        matches.sort(key=lambda m: m[1])
+        keywords: set[int] = set()
+        for keyword, _, _ in matches:
+            keywords.add(keyword)
+        first_hit = matches[0][1] if matches else 0
+        return self._text(raw, 0, len(raw), first_hit), frozenset(keywords)
 
     def _spans(self, stream: BinaryIO) -> Iterator[tuple[bytes, int, int]]:
         """(buffer, start, end) spans of whole lines, without copying the blocks read."""
@@ -116,35 +141,33 @@ class Scanner:
             self._ended_with_newline = False
             yield carry, 0, len(carry)
 
-    def _hits(self, buf: bytes, start: int, end: int, base_line: int) -> Iterator[Hit]:
+    def _hit_lines(self, buf: bytes, start: int, end: int,
+                   base_line: int) -> Iterator[list[tuple[int, bytes]]]:
         matches = self._automaton.find_matches_as_indexes(memoryview(buf)[start:end],
                                                           overlapping=True)
-        if not matches:
-            return
-        matches.sort(key=lambda m: m[1])
+        # Matches come ordered by where they end and never span a newline, so the matches of
+        # one line are consecutive: the first one found locates the line, the others are skipped.
         line_no = base_line
         counted_to = start
-        line_start = line_end = -1
-        keywords: set[int] = set()
-        first_hit = 0
-        for keyword, hit, _ in matches:
+        line_end = -1
+        rfind, find, count = buf.rfind, buf.find, buf.count
+        batch: list[tuple[int, bytes]] = []
+        for _, hit, _ in matches:
             hit += start
-            if hit >= line_end:
-                if keywords:
-                    yield Hit(line_no + 1, self._text(buf, line_start, line_end, first_hit),
-                              frozenset(keywords))
-                line_start = buf.rfind(b"\n", start, hit) + 1 or start
-                line_end = buf.find(b"\n", hit, end)
-                if line_end < 0:
-                    line_end = end
-                line_no += buf.count(b"\n", counted_to, line_start)
-                counted_to = line_start
-                keywords = set()
-                first_hit = hit
-            keywords.add(keyword)
-        if keywords:
-            yield Hit(line_no + 1, self._text(buf, line_start, line_end, first_hit),
-                      frozenset(keywords))
+            if hit < line_end:
+                continue
+            line_start = rfind(b"\n", start, hit) + 1 or start
+            line_end = find(b"\n", hit, end)
+            if line_end < 0:
+                line_end = end
+            line_no += count(b"\n", counted_to, line_start)
+            counted_to = line_start
+            batch.append((line_no + 1, buf[line_start:line_end]))
+            if len(batch) == BATCH_LINES:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
 
     @staticmethod
     def _text(chunk: bytes, start: int, end: int, hit: int) -> str:

@@ -1,0 +1,181 @@
+"""Per input: which signatures matched, how often, on which lines (bounded memory).
+
+A dense log repeats the same lines (a traceback per rank and per retry), so each distinct
+line is judged once (`Verdict`: its regexes, NCCL meaning, level) and later copies only
+update counters. Once a line can no longer change anything but the match counts (every
+signature it feeds already holds all its evidence, its groups and its failing flag), it
+becomes `settled` and costs one addition per copy.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, Protocol
+
+from vfix.diagnose import nccl, suspicious
+from vfix.diagnose.model import Evidence
+from vfix.diagnose.sources import line_source
+
+MAX_EVIDENCE = 5
+
+
+class Consumer(Protocol):
+    signature: int
+    is_context: bool
+    regex: re.Pattern[str] | None
+
+
+class Plan(Protocol):
+    consumers: list[list[Any]]
+    suspicious_score: list[int]
+    feeds_nccl: list[bool]
+
+
+@dataclass
+class Matched:
+    evidence: list[Evidence] = field(default_factory=list)
+    count: int = 0
+    failing: bool = False  # at least one line not logged at a benign level (INFO/WARNING)
+    groups: dict[str, str] = field(default_factory=dict)
+
+
+class _SignatureHit(NamedTuple):
+    signature: int
+    patterns: int  # how many of its patterns matched the line
+    first_groups: dict[str, str] | None  # groups of the first pattern, if it had a regex
+    any_groups: dict[str, str] | None  # the first non-empty groups of any of them
+
+
+class Verdict:
+    """What one distinct line means, worked out once however often the line repeats."""
+
+    __slots__ = ("_source", "contexts", "failing", "hits", "nccl", "records", "repeats", "score",
+                 "settled", "tallied", "text")
+
+    def __init__(self, plan: Plan, text: str, keywords: frozenset[int]) -> None:
+        self.text = text
+        self.score = 0
+        to_nccl = False
+        contexts: list[int] = []
+        found: dict[int, list[re.Match[str] | None]] = {}  # signature -> its patterns' matches
+        for keyword in keywords:  # the order the consumers always ran in: groups depend on it
+            self.score = max(self.score, plan.suspicious_score[keyword])
+            to_nccl = to_nccl or plan.feeds_nccl[keyword]
+            for consumer in plan.consumers[keyword]:
+                match = consumer.regex.search(text) if consumer.regex else None
+                if consumer.regex is not None and not match:
+                    continue
+                if consumer.is_context:
+                    contexts.append(consumer.signature)
+                else:
+                    found.setdefault(consumer.signature, []).append(match)
+        self.contexts = tuple(dict.fromkeys(contexts))
+        self.hits = tuple(_signature_hit(s, matches) for s, matches in found.items())
+        self.nccl = nccl.parse(text) if to_nccl else None
+        self.failing = bool(self.hits) and not suspicious.is_benign_level(text)
+        self.tallied = bool(self.hits or self.contexts)
+        self._source: tuple[str | None] | None = None
+        # Once settled, another copy of the line only adds `patterns` to each record's count:
+        # copies are counted in `repeats` and added by `flush`.
+        self.settled = False
+        self.records: tuple[tuple[Matched, int], ...] = ()
+        self.repeats = 0
+
+    @property
+    def source(self) -> str | None:
+        if self._source is None:
+            self._source = (line_source(self.text),)
+        return self._source[0]
+
+
+def _signature_hit(signature: int, matches: list[re.Match[str] | None]) -> _SignatureHit:
+    groups = [derived_groups(m) if m else None for m in matches]
+    return _SignatureHit(signature, len(matches), groups[0], next((g for g in groups if g), None))
+
+
+def derived_groups(match: re.Match[str]) -> dict[str, str]:
+    """Named groups, plus values computed from captured numbers (the TP sizes dividing a
+    head count)."""
+    derived = {k: v for k, v in match.groupdict().items() if v is not None}
+    if derived.get("heads", "").isdigit():
+        heads = int(derived["heads"])
+        derived["heads_divisors"] = ", ".join(str(n) for n in range(1, 65) if heads % n == 0)
+    return derived
+
+
+class Tally:
+    """Signature matches and context seen in one input."""
+
+    def __init__(self) -> None:
+        self.matched: dict[int, Matched] = {}
+        self.context_seen: set[int] = set()
+
+    def add(self, line: int, verdict: Verdict) -> None:
+        """Counts one line (in order) holding a signature keyword. A line counts once per
+        signature while evidence is collected, then once per matching pattern."""
+        self.context_seen.update(verdict.contexts)
+        for hit in verdict.hits:
+            record = self.matched.setdefault(hit.signature, Matched())
+            if record.evidence and record.evidence[-1].line == line:
+                continue  # a line longer than the scanner keeps whole comes in pieces
+            record.failing = record.failing or verdict.failing
+            if len(record.evidence) < MAX_EVIDENCE:
+                record.count += 1
+                record.evidence.append(Evidence(line, verdict.text, verdict.source))
+                if hit.first_groups is not None and not record.groups:
+                    record.groups = hit.first_groups
+            else:
+                record.count += hit.patterns
+                if hit.any_groups is not None and not record.groups:
+                    record.groups = hit.any_groups
+        if self._settles(verdict):
+            verdict.settled = True
+            verdict.records = tuple((self.matched[h.signature], h.patterns) for h in verdict.hits)
+
+    def _settles(self, verdict: Verdict) -> bool:
+        """Whether another copy of the line could change anything but the counts (each
+        condition, once true, stays true)."""
+        for hit in verdict.hits:
+            record = self.matched[hit.signature]
+            if len(record.evidence) < MAX_EVIDENCE or (verdict.failing and not record.failing):
+                return False
+            if hit.any_groups is not None and not record.groups:
+                return False
+        return self.context_seen.issuperset(verdict.contexts)
+
+
+class Verdicts:
+    """Verdicts of raw lines, cached up to a memory budget (then the cache starts over)."""
+
+    MAX_BYTES = 16 << 20  # of cached lines
+    MAX_KEY_BYTES = 64 << 10  # longer lines are judged every time
+
+    def __init__(self, plan: Plan, describe: Any) -> None:
+        self._plan = plan
+        self._describe = describe  # raw line -> (cleaned text, keyword ids)
+        self._cache: dict[bytes, Verdict] = {}
+        self._bytes = 0
+
+        self.cached = self._cache.get  # the hot path: a line seen before
+
+    def of(self, raw: bytes) -> Verdict:
+        verdict = self._cache.get(raw)
+        if verdict is None:
+            verdict = Verdict(self._plan, *self._describe(raw))
+            if len(raw) <= self.MAX_KEY_BYTES:
+                # a key and its text, counted generously with their object overhead
+                self._bytes += 2 * len(raw) + 4 * len(verdict.text) + 512
+                if self._bytes > self.MAX_BYTES:
+                    self.flush()
+                    self._cache.clear()
+                    self._bytes = 0
+                self._cache[raw] = verdict
+        return verdict
+
+    def flush(self) -> None:
+        """Adds the copies of settled lines to their records' counts."""
+        for verdict in self._cache.values():
+            for record, patterns in verdict.records:
+                record.count += patterns * verdict.repeats
+            verdict.repeats = 0
