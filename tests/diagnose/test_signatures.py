@@ -111,6 +111,17 @@ RANKED = [
         "RuntimeError: CUDA error: system not yet initialized\n",
         "fabric_manager_not_running",
     ),
+    (  # a bare "unhandled system error" is /dev/shm only when no failing call is named
+        "RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)\n"
+        "Last error:\nsocketStartConnect: Connect to 172.17.0.3<50207> failed :"
+        " Software caused connection abort\n",
+        "socket_ifname_wrong",
+    ),
+    (  # a SIGKILL without a reason does not hide the reason when there is one
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
+        "E0101 00:00:00.000000 1 api.py:1] failed (exitcode: -9) local_rank: 0 (pid: 42)\n",
+        "gpu_oom",
+    ),
 ]
 
 
