@@ -16,7 +16,7 @@ from typing import BinaryIO
 
 from vfix.diagnose import nccl, suspicious
 from vfix.diagnose.model import Candidate, Diagnosis, FixStep, Status
-from vfix.diagnose.scanner import Scanner, build_automaton
+from vfix.diagnose.scanner import Locator, Scanner, Span, build_automaton
 from vfix.diagnose.signatures import Pattern, Signature, load_signatures
 from vfix.diagnose.tally import Matched, Tally, Verdicts
 from vfix.errors import VfixError
@@ -65,8 +65,13 @@ class _Plan:
         for keyword in nccl.KEYWORDS:
             self.feeds_nccl[slot(keyword)] = True
         self.automaton = build_automaton(self.keywords)
+        self.locate_signal = Locator.for_keywords(
+            [k for k, c, n in zip(self.keywords, self.consumers, self.feeds_nccl, strict=True)
+             if c or n])
+        self.locate_suspicious = Locator.for_keywords(list(suspicious.KEYWORDS))
 
 
+_SIGNAL, _SUSPICIOUS = 0, 1  # the scanner's locators: signature or NCCL keywords; failures
 _default_plan: _Plan | None = None
 
 
@@ -81,25 +86,26 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
                     signatures: Sequence[Signature] | None = None) -> Diagnosis:
     """Diagnose one input read from a binary stream, in bounded memory."""
     plan = _Plan(signatures) if signatures is not None else _plan()
-    scanner = Scanner(plan.automaton)
+    scanner = Scanner(plan.automaton, (plan.locate_signal, plan.locate_suspicious))
     verdicts = Verdicts(plan, scanner.describe)
     tally = Tally()
     lines = suspicious.SuspiciousLines()
     summary = nccl.NcclAccumulator()
 
-    cached, previous = verdicts.cached, 0
-    for batch in scanner.scan_raw(stream):  # the hot loop: every line that holds a keyword
-        for line, raw in batch:
+    cached = verdicts.cached
+    for span in scanner.spans(stream):
+        # A line cut in pieces has one number: its later pieces are counted the careful way.
+        piece = span.start if span.continued else -1
+        # The hot loop: every line holding a signature or NCCL keyword.
+        for begin, _, raw in span.hit_lines(_SIGNAL):
             verdict = cached(raw) or verdicts.of(raw)
-            if verdict.settled and line != previous:
+            if verdict.settled and begin != piece:
                 verdict.repeats += 1
             elif verdict.tallied:
-                tally.add(line, verdict)
-            previous = line
-            if verdict.score:
-                lines.feed(line, verdict.text, verdict.score)
+                tally.add(span.line_at(begin), verdict)
             if verdict.nccl is not None:
-                summary.add(line, verdict.text, verdict.nccl)
+                summary.add(span.line_at(begin), verdict.text, verdict.nccl)
+        _feed_suspicious(span, verdicts, lines)
     verdicts.flush()
 
     if scanner.bytes == 0:
@@ -112,6 +118,24 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
 
 def _fill(template: str, groups: dict[str, str]) -> str:
     return _PLACEHOLDER.sub(lambda m: groups.get(m.group(1), "?"), template)
+
+
+def _feed_suspicious(span: Span, verdicts: Verdicts, lines: suspicious.SuspiciousLines) -> None:
+    """Hands over the lines that show a failure: all of them until the first few failing ones
+    are kept, then only the last ones of the span (earlier ones would drop out of the tail)."""
+    after = -1
+    if not lines.full:
+        for begin, end, raw in span.hit_lines(_SUSPICIOUS):
+            verdict = verdicts.of(raw)
+            lines.feed(span.line_at(begin), verdict.text, verdict.score)
+            if lines.full:
+                after = end
+                break
+        else:
+            return
+    for line, _, raw in span.last_hit_lines(_SUSPICIOUS, lines.TAIL, after):
+        verdict = verdicts.of(raw)
+        lines.feed(line, verdict.text, verdict.score)
 
 
 def _rank(signatures: Sequence[Signature], matched: dict[int, Matched],

@@ -10,17 +10,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import BinaryIO
 
-from ahocorasick_rs import BytesAhoCorasick, Implementation
+from ahocorasick_rs import BytesAhoCorasick, Implementation, MatchKind
 
 CHUNK_BYTES = 8 << 20
-BATCH_LINES = 4096  # hit lines handed over at once (bounds memory when every line hits)
 MAX_LINE_CHARS = 2000  # longer lines are cut to a window around the hit
 _HEAD_BYTES = 64 << 10
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _NCCL_MARK = b" NCCL "
+_START = itemgetter(1)
 
 
 @dataclass(frozen=True)
@@ -60,14 +61,112 @@ def build_automaton(keywords: Sequence[str]) -> BytesAhoCorasick:
     return BytesAhoCorasick([k.encode() for k in keywords], implementation=Implementation.DFA)
 
 
+class Locator:
+    """Finds *which lines* hold a keyword (not every keyword in them), as fast as possible:
+    leftmost-first matchers of at most GROUP keywords each, which use SIMD prefilters
+    (several times faster than one DFA of hundreds of keywords); their matches are merged.
+    Keyword ids in the matches found are not meaningful: `Scanner.describe` tells those."""
+
+    GROUP = 40
+
+    def __init__(self, automata: Sequence[BytesAhoCorasick]) -> None:
+        self._automata = tuple(automata)
+
+    @classmethod
+    def for_keywords(cls, keywords: Sequence[str]) -> Locator:
+        encoded = [k.encode() for k in keywords]
+        size = -(-len(encoded) // max(1, -(-len(encoded) // cls.GROUP)))  # even groups
+        return cls([BytesAhoCorasick(encoded[i : i + size], implementation=Implementation.DFA,
+                                     matchkind=MatchKind.LeftmostFirst)
+                    for i in range(0, len(encoded), size or 1)])
+
+    def find(self, data: memoryview) -> list[tuple[int, int, int]]:
+        """(keyword, start, end) of matches, ordered by start; at least one in each line
+        holding a keyword (a match never spans lines)."""
+        if len(self._automata) == 1:
+            return self._automata[0].find_matches_as_indexes(data)
+        matches: list[tuple[int, int, int]] = []
+        for automaton in self._automata:
+            matches += automaton.find_matches_as_indexes(data)
+        matches.sort(key=_START)  # merges sorted runs: fast
+        return matches
+
+
+class Span:
+    """Whole lines buf[start:end], the first being line base_line + 1 (`continued`: the end of
+    a line cut because it was absurdly long), and for each locator where it found keywords:
+    (keyword, start, end) relative to `start`, ordered by start."""
+
+    def __init__(self, buf: bytes, start: int, end: int, base_line: int, continued: bool,
+                 matches: tuple[list[tuple[int, int, int]], ...]) -> None:
+        self.buf, self.start, self.end = buf, start, end
+        self.base_line, self.continued, self.matches = base_line, continued, matches
+        self._counted, self._line = start, base_line
+
+    def line_at(self, offset: int) -> int:
+        """The line number at a byte offset; cheap when offsets come in increasing order."""
+        if offset < self._counted:
+            self._counted, self._line = self.start, self.base_line
+        self._line += self.buf.count(b"\n", self._counted, offset)
+        self._counted = offset
+        return self._line + 1
+
+    def hit_lines(self, locator: int = 0, after: int = -1) -> Iterator[tuple[int, int, bytes]]:
+        """(start offset, end offset, raw bytes) of each line holding a keyword of the locator
+        and starting after offset `after` (`line_at` numbers them). Raw lines let a caller
+        judge a line repeated many times (a traceback printed by every rank and retry) once:
+        they are a cache key."""
+        buf, start, end = self.buf, self.start, self.end
+        line_end = -1
+        # Matches never span a newline, so those of one line are consecutive: the first
+        # locates the line, the others are skipped.
+        for _, hit, _ in self.matches[locator]:
+            hit += start
+            if hit < line_end:
+                continue
+            line_start = buf.rfind(b"\n", start, hit) + 1 or start
+            line_end = buf.find(b"\n", hit, end)
+            if line_end < 0:
+                line_end = end
+            if line_start > after:
+                yield line_start, line_end, buf[line_start:line_end]
+
+    def last_hit_lines(self, locator: int, count: int,
+                       after: int = -1) -> list[tuple[int, int, bytes]]:
+        """(line number, end offset, raw bytes) of the last `count` lines that `hit_lines`
+        would give, found from the end of the span."""
+        buf, start, end = self.buf, self.start, self.end
+        found: list[tuple[int, int]] = []
+        line_start = end + 1
+        for _, hit, _ in reversed(self.matches[locator]):
+            hit += start
+            if hit >= line_start:
+                continue
+            line_start = buf.rfind(b"\n", start, hit) + 1 or start
+            if line_start <= after or len(found) == count:
+                break
+            line_end = buf.find(b"\n", hit, end)
+            found.append((line_start, end if line_end < 0 else line_end))
+        lines = []
+        line_no, counted_to = self.base_line, start
+        for line_start, line_end in reversed(found):
+            line_no += buf.count(b"\n", counted_to, line_start)
+            counted_to = line_start
+            lines.append((line_no + 1, line_end, buf[line_start:line_end]))
+        return lines
+
+
 class Scanner:
     """One scan of one input. After iterating `scan`: `lines`, `bytes`, `binary`, `last_nccl`.
 
     Binary input (judged on its first 64 KiB) stops the scan at once.
     """
 
-    def __init__(self, automaton: BytesAhoCorasick) -> None:
+    def __init__(self, automaton: BytesAhoCorasick, locators: Sequence[Locator] = ()) -> None:
+        """`automaton` finds every keyword of a line (`describe`); `locators` find the lines
+        that hold keywords of theirs (`Span.matches`), by default `automaton` does."""
         self._automaton = automaton
+        self._locators = tuple(locators) or (Locator([automaton]),)
         self.lines = 0
         self.bytes = 0
         self.head = b""
@@ -77,26 +176,23 @@ class Scanner:
 
     def scan(self, stream: BinaryIO) -> Iterator[Hit]:
         """Each line that holds a keyword, cleaned, with the keywords it holds."""
-        for batch in self.scan_raw(stream):
-            for line, raw in batch:
+        for span in self.spans(stream):
+            for begin, _, raw in span.hit_lines():
                 text, keywords = self.describe(raw)
-                yield Hit(line, text, keywords)
+                yield Hit(span.line_at(begin), text, keywords)
 
-    def scan_raw(self, stream: BinaryIO) -> Iterator[list[tuple[int, bytes]]]:
-        """Batches of (line number, raw bytes) of the lines that hold a keyword, in order;
-        `describe` tells the rest.
-
-        Raw lines let a caller judge a line repeated many times (a traceback printed by every
-        rank, every retry) once: its bytes are a cache key. Batches save a Python call per line.
-        """
-        for buf, start, end in self._spans(stream):
+    def spans(self, stream: BinaryIO) -> Iterator[Span]:
+        """The input in spans of whole lines, each with where its keywords are."""
+        for buf, start, end, continued in self._spans(stream):
             if not self.head:
                 self.head = buf[start : start + _HEAD_BYTES]
                 self.binary = looks_binary(self.head)
                 if self.binary:
                     self.bytes = end - start
                     return
-            yield from self._hit_lines(buf, start, end, self.lines)
+            view = memoryview(buf)[start:end]
+            matches = tuple(locator.find(view) for locator in self._locators)
+            yield Span(buf, start, end, self.lines, continued, matches)
             self._note_last_nccl(buf, start, end, self.lines)
             self.lines += buf.count(b"\n", start, end)
             self.bytes += end - start
@@ -114,9 +210,11 @@ class Scanner:
         first_hit = matches[0][1] if matches else 0
         return self._text(raw, 0, len(raw), first_hit), frozenset(keywords)
 
-    def _spans(self, stream: BinaryIO) -> Iterator[tuple[bytes, int, int]]:
-        """(buffer, start, end) spans of whole lines, without copying the blocks read."""
+    def _spans(self, stream: BinaryIO) -> Iterator[tuple[bytes, int, int, bool]]:
+        """(buffer, start, end, continued) spans of whole lines, without copying the blocks
+        read; `continued`: the span starts inside a line cut for being absurdly long."""
         carry = b""
+        mid_line = False
         while block := stream.read(CHUNK_BYTES):
             begin = 0
             if carry:  # finish the line that straddles two blocks
@@ -124,50 +222,22 @@ class Scanner:
                 if newline < 0:
                     carry += block
                     if len(carry) >= 4 * CHUNK_BYTES:  # absurdly long line: cut it, stay bounded
-                        yield carry, 0, len(carry)
-                        carry = b""
+                        yield carry, 0, len(carry), mid_line
+                        carry, mid_line = b"", True
                     continue
                 carry += block[: newline + 1]
-                yield carry, 0, len(carry)
-                carry = b""
+                yield carry, 0, len(carry), mid_line
+                carry, mid_line = b"", False
                 begin = newline + 1
             cut = block.rfind(b"\n", begin)
             if cut < 0:
                 carry = block[begin:]
                 continue
-            yield block, begin, cut + 1
-            carry = block[cut + 1 :]
+            yield block, begin, cut + 1, mid_line
+            carry, mid_line = block[cut + 1 :], False
         if carry:
             self._ended_with_newline = False
-            yield carry, 0, len(carry)
-
-    def _hit_lines(self, buf: bytes, start: int, end: int,
-                   base_line: int) -> Iterator[list[tuple[int, bytes]]]:
-        matches = self._automaton.find_matches_as_indexes(memoryview(buf)[start:end],
-                                                          overlapping=True)
-        # Matches come ordered by where they end and never span a newline, so the matches of
-        # one line are consecutive: the first one found locates the line, the others are skipped.
-        line_no = base_line
-        counted_to = start
-        line_end = -1
-        rfind, find, count = buf.rfind, buf.find, buf.count
-        batch: list[tuple[int, bytes]] = []
-        for _, hit, _ in matches:
-            hit += start
-            if hit < line_end:
-                continue
-            line_start = rfind(b"\n", start, hit) + 1 or start
-            line_end = find(b"\n", hit, end)
-            if line_end < 0:
-                line_end = end
-            line_no += count(b"\n", counted_to, line_start)
-            counted_to = line_start
-            batch.append((line_no + 1, buf[line_start:line_end]))
-            if len(batch) == BATCH_LINES:
-                yield batch
-                batch = []
-        if batch:
-            yield batch
+            yield carry, 0, len(carry), mid_line
 
     @staticmethod
     def _text(chunk: bytes, start: int, end: int, hit: int) -> str:

@@ -63,6 +63,8 @@ def _judge(line: int, text: str, score: int) -> tuple[int, int, str] | None:
 class SuspiciousLines:
     """Keeps the first few failing lines and the last few suspicious ones (bounded memory)."""
 
+    TAIL = _TAIL_RAW  # once `full`, only this many of the latest lines fed can matter
+
     def __init__(self) -> None:
         self._first: list[tuple[int, int, str]] = []
         self._tail: deque[tuple[int, int, str]] = deque(maxlen=_TAIL_RAW)
@@ -76,6 +78,11 @@ class SuspiciousLines:
         else:
             self._tail.append((score, line, text))
         self._judged = None
+
+    @property
+    def full(self) -> bool:
+        """Whether the first failing lines are all kept: later lines only enter the tail."""
+        return len(self._first) >= _KEEP
 
     def _all(self) -> list[tuple[int, int, str]]:
         if self._judged is None:
