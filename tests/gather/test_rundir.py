@@ -79,7 +79,7 @@ def test_a_directory_of_facts_files_reads_as_an_all_ok_run(tmp_path):
     (lambda p: (p / "run.json").write_text("{"), "is not a vfix run record"),
     (lambda p: (p / "run.json").write_text('{"hosts": {}}'), "vfix_version"),
     (lambda p: (p / "gpu-a01.json").unlink(), "lists gpu-a01 as ok but has no gpu-a01.json"),
-    (lambda p: (p / "gpu-a01.json").write_text("[]"), "must be a JSON object"),
+    (lambda p: (p / "gpu-a01.json").write_text("[]"), "is not a JSON object, found list"),
 ])
 def test_a_damaged_run_is_one_clear_error(tmp_path, damage, message):
     path = _write_sample(tmp_path)
