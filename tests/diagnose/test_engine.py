@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from vfix.diagnose import Status, diagnose_paths, diagnose_stream, diagnose_text
+from vfix.diagnose import Status, diagnose_paths, diagnose_stream, diagnose_text, scanner, tally
 from vfix.errors import VfixError
 
 LOGS = Path(__file__).resolve().parent.parent / "data" / "logs"
@@ -145,3 +145,32 @@ def test_results_are_frozen() -> None:
     result = diagnose_text(INTERLEAVED)
     with pytest.raises(AttributeError):
         result.root_cause = "x"  # type: ignore[misc]
+
+
+def test_a_line_repeated_thousands_of_times_counts_every_copy() -> None:
+    failure = "RuntimeError: CUDA error: invalid device ordinal\n"
+    text = ("INFO 01-01 10:00:00 [worker.py:1] step\n" + failure) * 3000
+    result = diagnose_text(text)
+    top = result.candidates[0]
+    assert top.root_cause == "cuda_visible_devices_invalid"
+    assert top.matches == 3000
+    assert [e.line for e in top.evidence] == [2, 4, 6, 8, 10]
+    assert result.lines == 6000
+
+
+def dense_log() -> bytes:
+    """The dev failure logs, repeated, with CRLF and colour variants: the slow case."""
+    logs = [path.read_bytes() for path in sorted((LOGS / "dev").glob("*.log"))]
+    corpus = b"".join(logs)
+    return (corpus + corpus.replace(b"\n", b"\r\n")
+            + corpus.replace(b"ERROR", b"\x1b[31mERROR\x1b[0m")) * 4
+
+
+def test_results_do_not_depend_on_chunks_or_the_line_cache(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    data = dense_log()
+    expected = diagnose_stream(io.BytesIO(data)).to_dict()
+    monkeypatch.setattr(scanner, "CHUNK_BYTES", 4096)  # many spans: tails cross them
+    monkeypatch.setattr(tally.Verdicts, "MAX_BYTES", 20_000)  # the cache starts over often
+    assert diagnose_stream(io.BytesIO(data)).to_dict() == expected
+    assert expected["suspicious"] and expected["candidates"][0]["matches"] > 5

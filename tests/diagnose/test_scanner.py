@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import random
 import tracemalloc
 
 import pytest
@@ -97,3 +98,48 @@ def test_one_gigabyte_log_streams_in_bounded_memory() -> None:
     assert result.candidates[0].evidence[0].line == stream.lines_before_tail + 1
     assert result.bytes > 1_070_000_000
     assert peak < 64 << 20, f"peak {peak / 2**20:.0f} MiB"
+
+
+def spans_of(data: bytes, keywords: list[str]) -> list[scanner.Span]:
+    scan = Scanner(build_automaton(keywords), [scanner.Locator.for_keywords(keywords)])
+    return list(scan.spans(io.BytesIO(data)))
+
+
+def random_log(seed: int, keywords: list[str], lines: int) -> bytes:
+    rng = random.Random(seed)
+    words = [*keywords, "plain", "text", "ERR", "NCC", "x" * 30]
+    return b"".join(" ".join(rng.choice(words) for _ in range(rng.randrange(0, 6))).encode()
+                    + b"\n" for _ in range(lines))
+
+
+KEYWORDS = [f"kw{n:02d}x" for n in range(23)] + ["ERROR", "NCCL WARN", "WARN Error"]
+
+
+@pytest.mark.parametrize("group", [2, 5, 40])
+def test_locator_finds_every_line_that_holds_a_keyword(monkeypatch: pytest.MonkeyPatch,
+                                                       group: int) -> None:
+    monkeypatch.setattr(scanner.Locator, "GROUP", group)
+    monkeypatch.setattr(scanner, "CHUNK_BYTES", 4096)
+    data = random_log(1, KEYWORDS, 3000)
+    found = [(span.line_at(begin), raw) for span in spans_of(data, KEYWORDS)
+             for begin, _, raw in span.hit_lines()]
+    expected = [(n, line) for n, line in enumerate(data.split(b"\n")[:-1], start=1)
+                if any(k.encode() in line for k in KEYWORDS)]
+    assert found == expected
+    assert len(expected) > 1000
+
+
+@pytest.mark.parametrize("count", [1, 7, 200, 100_000])
+def test_last_hit_lines_are_the_end_of_hit_lines(count: int) -> None:
+    (span,) = spans_of(random_log(2, KEYWORDS, 2000), KEYWORDS)
+    forward = [(span.line_at(begin), end, raw) for begin, end, raw in span.hit_lines()]
+    assert span.last_hit_lines(0, count) == forward[-count:]
+    after = forward[len(forward) // 2][1]  # lines after the middle one only
+    assert span.last_hit_lines(0, count, after) == forward[len(forward) // 2 + 1 :][-count:]
+
+
+def test_describe_gives_every_keyword_of_a_line() -> None:
+    scan = Scanner(build_automaton(KEYWORDS))
+    text, keywords = scan.describe(b"\x1b[31mNCCL WARN Error: kw03x\x1b[0m\r")
+    assert text == "NCCL WARN Error: kw03x"
+    assert {KEYWORDS[k] for k in keywords} == {"NCCL WARN", "WARN Error", "kw03x"}
