@@ -1,7 +1,9 @@
 """Streams a log in newline-aligned chunks and yields only the lines that contain a keyword.
 
-Speed comes from one multi-keyword (Aho-Corasick) pass per chunk in native code; Python only
-touches the few lines that hit. Memory is bounded by the chunk size whatever the log's size.
+Speed comes from multi-keyword (Aho-Corasick) passes per chunk in native code: `Locator`s
+find which lines hold a keyword (SIMD-prefiltered, groups of 40 keywords), then Python touches
+only those lines, and `describe` finds every keyword of a line it has not seen before.
+Memory is bounded by the chunk size whatever the log's size.
 Lines are cleaned (CRLF, ANSI colour codes, control bytes, invalid UTF-8) before any regex.
 """
 
