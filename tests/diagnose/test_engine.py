@@ -74,14 +74,27 @@ def test_warning_level_lines_do_not_make_a_failure() -> None:
 
 
 def test_hint_explains_a_failure_when_nothing_else_does() -> None:
+    log = ("INFO 01-01 10:00:00 [worker.py:1] model weights take 5.20GiB; the rest of the memory"
+           " reserved for KV Cache is -1.05GiB.\n"
+           "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\n"
+           "RuntimeError: something else went wrong\n")
+    result = diagnose_text(log)
+    assert result.status is Status.CAUSE_FOUND
+    assert result.root_cause == "kv_cache_insufficient"
+    assert result.candidates[0].confidence < 0.5
+
+
+def test_a_warning_does_not_explain_an_exception_of_its_own() -> None:
     log = ("WARNING 01-01 10:00:00 [system_utils.py:1] Found ulimit of 1024. This can cause fd"
            " limit errors like `OSError: [Errno 24] Too many open files`.\n"
            "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\n"
            "RuntimeError: something else went wrong\n")
     result = diagnose_text(log)
-    assert result.status is Status.CAUSE_FOUND
+    assert result.status is Status.UNKNOWN
+    assert result.candidates[0].root_cause == "fd_limit_too_low"  # still shown, as a note
+    # an ERROR line without an exception of its own: the warning may still be why
+    result = diagnose_text(log.split("Traceback")[0] + "ERROR 01-01 10:00:01 [x.py:1] failed\n")
     assert result.root_cause == "fd_limit_too_low"
-    assert result.candidates[0].confidence < 0.5
 
 
 def test_unknown_failure_lists_the_most_suspicious_lines() -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from vfix.diagnose import nccl, suspicious
+from vfix.diagnose import nccl, stall, suspicious
 from vfix.diagnose.model import Candidate, Diagnosis, FixStep, Status
 from vfix.diagnose.scanner import Locator, Scanner, Span, build_automaton
 from vfix.diagnose.signatures import Pattern, Signature, load_signatures
@@ -113,7 +113,7 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
     if scanner.binary:
         return _unusable(name, "the input is not text (binary data)", scanner)
     candidates = _rank(plan.signatures, tally.matched, tally.context_seen)
-    return _conclude(name, candidates, lines, summary.summary(scanner.last_nccl), scanner)
+    return _conclude(name, candidates, lines, summary, scanner)
 
 
 def _fill(template: str, groups: dict[str, str]) -> str:
@@ -172,10 +172,18 @@ def _rank(signatures: Sequence[Signature], matched: dict[int, Matched],
 
 
 def _conclude(name: str, candidates: list[Candidate], lines: suspicious.SuspiciousLines,
-              summary: nccl.NcclSummary | None, scanner: Scanner) -> Diagnosis:
+              accumulator: nccl.NcclAccumulator, scanner: Scanner) -> Diagnosis:
+    summary = accumulator.summary(scanner.last_nccl)
     failing = [c for c in candidates if c.kind != "hint"]
     if not failing and lines.failed:
-        failing = candidates  # a failure that only hints explain: the best hint is the answer
+        # A failure that only hints explain: the best hint is the answer, except a warning's
+        # prediction ("this can cause ...") when the log raised an exception of its own.
+        failing = [c for c in candidates if not (lines.raised and _only_warned(c))]
+    if not failing and not lines.failed:
+        stalled = stall.stall_candidate(summary, accumulator.destroyed, scanner.lines)
+        if stalled:
+            candidates = [stalled, *candidates]
+            failing = [stalled]
     if failing:
         status = Status.CAUSE_FOUND
     elif lines.failed:
@@ -199,6 +207,10 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
         lines=scanner.lines,
         bytes=scanner.bytes,
     )
+
+
+def _only_warned(candidate: Candidate) -> bool:
+    return all(suspicious.is_warning_level(e.text) for e in candidate.evidence)
 
 
 def _unusable(name: str, note: str, scanner: Scanner | None = None) -> Diagnosis:

@@ -16,7 +16,7 @@ from vfix.diagnose.sources import line_source
 # Lines the summary reads; the scanner only hands over lines holding one of these.
 KEYWORDS = (
     "NCCL version", "cudaDriverVersion", "NET/IB", "NET/Socket", "Bootstrap", "via ",
-    "Using network", "NCCL WARN", "Init START", "Init COMPLETE",
+    "Using network", "NCCL WARN", "Init START", "Init COMPLETE", "Destroy COMPLETE",
 )
 _MAX_WARNINGS = 10
 _MAX_RANKS = 100_000
@@ -48,8 +48,8 @@ def transport_of(via: str) -> str:
 
 
 # What one NCCL line says: ("warn", None), ("channel", (channel, transport)), ("start", rank),
-# ("complete", rank), ("version", v), ("driver", v), ("ib_none", None), ("ib_using", devices),
-# ("interfaces", devices), ("network", name) or ("other", None).
+# ("complete", rank), ("destroy", None), ("version", v), ("driver", v), ("ib_none", None),
+# ("ib_using", devices), ("interfaces", devices), ("network", name) or ("other", None).
 Event = tuple[str, Any]
 
 
@@ -61,6 +61,8 @@ def parse(text: str) -> Event | None:
         return "warn", None
     if found := _CHANNEL.search(text):
         return "channel", (found.group(1).zfill(2), transport_of(found.group(2)))
+    if "Destroy COMPLETE" in text:
+        return "destroy", None
     if found := _INIT.search(text):
         return ("start" if found.group(3) == "START" else "complete"), int(found.group(1))
     if found := _VERSION.search(text):
@@ -94,6 +96,7 @@ class NcclAccumulator:
         self.channels: dict[str, set[str]] = {}
         self.started: set[int] = set()
         self.completed: set[int] = set()
+        self.destroyed = False  # a communicator was torn down: the run got to its end
         self.warnings: list[Evidence] = []
 
     def feed(self, line: int, text: str) -> None:
@@ -117,6 +120,8 @@ class NcclAccumulator:
             ranks = self.started if kind == "start" else self.completed
             if len(ranks) < _MAX_RANKS:
                 ranks.add(value)
+        elif kind == "destroy":
+            self.destroyed = True
         elif kind == "version":
             self.version = self.version or value
         elif kind == "driver":

@@ -22,6 +22,7 @@ KEYWORDS: dict[str, int] = {
     "CRITICAL": 2,
     "NCCL WARN": 2,
     "Segmentation fault": 3,
+    "*** Process received signal ***": 3,  # OpenMPI / glibc backtrace handler: a crash
     "core dumped": 3,
     "terminate called": 3,
     "Aborted": 2,
@@ -45,6 +46,14 @@ _BENIGN_LEVEL = re.compile(
 _KEEP = 20
 _TAIL_RAW = 200  # unjudged recent lines; judged (regexes) only at the end, to stay fast
 _SHOW = 8
+
+
+# WARNING level only: vLLM's warnings predict ("This can cause ...") rather than report.
+_WARNING_LEVEL = re.compile(r"\bWARNING \d\d-\d\d \d\d:|(?:^|\]:)\[W\d{4} |^WARNING:[\w.]+:")
+
+
+def is_warning_level(text: str) -> bool:
+    return _WARNING_LEVEL.search(text[:300]) is not None
 
 
 def is_benign_level(text: str) -> bool:
@@ -94,6 +103,11 @@ class SuspiciousLines:
     def failed(self) -> bool:
         """Whether any line shows a failure (an exception, an ERROR, a crash, an NCCL WARN)."""
         return bool(self._all())
+
+    @property
+    def raised(self) -> bool:
+        """Whether a failing line is an exception or a crash itself (not just an ERROR level)."""
+        return any(item[0] >= 3 for item in self._all())
 
     def first_failure(self) -> Evidence | None:
         """The earliest exception/crash line, else the earliest suspicious line."""

@@ -1,0 +1,65 @@
+"""A log whose NCCL output simply stops, with no error, is reported as a P2P/ACS hang."""
+
+from __future__ import annotations
+
+from vfix.diagnose import diagnose_text
+from vfix.diagnose.model import Status
+
+BOOTSTRAP = (
+    "host:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+    "host:1:1 [0] NCCL INFO cudaDriverVersion 12040\n"
+    "NCCL version 2.21.5+cuda12.4\n"
+    "host:2:2 [1] NCCL INFO cudaDriverVersion 12040\n"
+)
+READY = (
+    "host:1:3 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 47000 - Init START\n"
+    "host:2:4 [1] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 1 busId 48000 - Init START\n"
+    "host:1:3 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via P2P/IPC\n"
+    "host:1:3 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 47000 - Init COMPLETE\n"
+    "host:2:4 [1] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 1 busId 48000 - Init COMPLETE\n"
+)
+PROGRESS = "Processed prompts:   0%|          | 0/16 [00:00<?, ?it/s]\n"
+
+
+def test_a_log_that_stops_after_init_complete_is_a_p2p_hang() -> None:
+    diagnosis = diagnose_text(BOOTSTRAP + READY + PROGRESS)
+    assert diagnosis.status is Status.CAUSE_FOUND
+    assert (diagnosis.layer, diagnosis.root_cause) == ("communication",
+                                                       "p2p_unsupported_or_blocked")
+    top = diagnosis.candidates[0]
+    assert top.signature == "nccl-stalled" and top.confidence < 0.5
+    assert "Init COMPLETE" in top.explanation and "iommu_acs_blocks_p2p" in top.explanation
+    assert top.evidence[0].line == 9  # the last NCCL line: where it stopped
+    assert any("NCCL_P2P_DISABLE=1" in step.step for step in top.fix)
+
+
+def test_a_log_that_stops_during_bootstrap_says_so() -> None:
+    top = diagnose_text(BOOTSTRAP).candidates[0]
+    assert top.signature == "nccl-stalled"
+    assert "during bootstrap" in top.explanation
+
+
+def test_a_finished_run_is_not_a_hang() -> None:
+    done = "host:1:3 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 - Destroy COMPLETE\n"
+    diagnosis = diagnose_text(BOOTSTRAP + READY + done)
+    assert diagnosis.status is Status.NO_FAILURE
+
+
+def test_a_server_that_keeps_logging_is_not_a_hang() -> None:
+    serving = "".join(f"INFO 01-01 00:00:{i:02d} [loggers.py:1] Avg prompt throughput: 1.0\n"
+                      for i in range(10))
+    diagnosis = diagnose_text(BOOTSTRAP + READY + serving)
+    assert diagnosis.status is Status.NO_FAILURE
+
+
+def test_an_error_is_the_cause_not_the_stop() -> None:
+    error = ("host:1:3 [0] misc/shmutils.cc:1 NCCL WARN Error while creating shared memory segment"
+             " /dev/shm/nccl-X (size 9637888)\n")
+    diagnosis = diagnose_text(BOOTSTRAP + error)
+    assert diagnosis.root_cause == "shm_too_small"
+    assert all(c.signature != "nccl-stalled" for c in diagnosis.candidates)
+
+
+def test_a_crash_after_nccl_setup_is_a_failure_not_a_hang() -> None:
+    diagnosis = diagnose_text(BOOTSTRAP + "[host:1] *** Process received signal ***\n")
+    assert diagnosis.status is Status.UNKNOWN

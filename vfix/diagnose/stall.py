@@ -1,0 +1,57 @@
+"""A log with NCCL_DEBUG=INFO output that simply stops, with no error: a hang.
+
+The classic cause on PCIe machines is GPU peer-to-peer traffic that never arrives (PCIe ACS
+redirecting P2P through the root complex, an IOMMU in translation mode, a virtualised host):
+NCCL sets up its P2P/SHM channels and the first collective waits forever. Nothing is logged,
+so the log ends during bootstrap, right after "Init COMPLETE", or at a 0% progress bar.
+A run that finished says so ("Destroy COMPLETE"), and a healthy server keeps logging long after
+NCCL's setup lines; neither is reported.
+"""
+
+from __future__ import annotations
+
+from vfix.diagnose.model import Candidate, FixStep, NcclSummary
+
+# The log must end this close to its last NCCL line to count as stopping there (a progress bar
+# or an engine banner may follow the last NCCL line of a stalled run).
+TAIL_LINES = 5
+CONFIDENCE = 0.35
+
+
+def stall_candidate(summary: NcclSummary | None, destroyed: bool,
+                    total_lines: int) -> Candidate | None:
+    """A communication candidate when the NCCL output stops at the end of the log."""
+    if summary is None or summary.last_line is None or destroyed:
+        return None
+    if total_lines - summary.last_line.line >= TAIL_LINES:
+        return None
+    if summary.ranks_completed and summary.ranks_completed >= summary.ranks_started:
+        where = ("after every rank reached Init COMPLETE: the first collective never finished "
+                 "(P2P/SHM traffic between GPUs does not arrive)")
+    elif summary.ranks_completed:
+        where = (f"with {summary.ranks_completed} of {summary.ranks_started} ranks past Init "
+                 "COMPLETE: the others wait in communicator setup")
+    else:
+        where = "during bootstrap, before any rank reached Init COMPLETE"
+    return Candidate(
+        layer="communication",
+        root_cause="p2p_unsupported_or_blocked",
+        confidence=CONFIDENCE,
+        evidence=(summary.last_line,),
+        explanation=(f"The log stops {where}, with no error: NCCL is hanging. On PCIe machines "
+                     "this is usually GPU peer-to-peer blocked by PCIe ACS or the IOMMU "
+                     "(iommu_acs_blocks_p2p)."),
+        fix=(
+            FixStep("Rerun with NCCL_P2P_DISABLE=1: if it then completes, P2P is blocked.",
+                    "nccl_env"),
+            FixStep("Disable PCIe ACS on the switches between GPUs and set the IOMMU to "
+                    "passthrough (iommu=pt), then re-enable P2P.", "iommu_grub"),
+        ),
+        check_next=(
+            "lspci -vvv | grep -i acsctl (SrcValid+ means ACS is on); cat /proc/cmdline",
+            "nvidia-smi topo -p2p r; vfix validate nccl",
+        ),
+        signature="nccl-stalled",
+        kind="cause",
+        matches=1,
+    )
