@@ -187,3 +187,19 @@ def test_results_do_not_depend_on_chunks_or_the_line_cache(
     monkeypatch.setattr(tally.Verdicts, "MAX_BYTES", 20_000)  # the cache starts over often
     assert diagnose_stream(io.BytesIO(data)).to_dict() == expected
     assert expected["suspicious"] and expected["candidates"][0]["matches"] > 5
+
+
+def test_signature_keywords_match_whatever_the_letter_case() -> None:
+    # nvidia-container-cli quotes NVML's "Driver/library version mismatch" in lower case
+    log = "nvidia-container-cli: initialization error: nvml error: driver/library version mismatch"
+    assert diagnose_text(log).root_cause == "driver_mismatch_reboot_required"
+    assert diagnose_text(log.upper()).root_cause == "driver_mismatch_reboot_required"
+
+
+def test_failure_markers_and_acronyms_keep_their_case() -> None:
+    # "error" and "killed" in lower case are everywhere in healthy logs; "mig" is in "might"
+    log = ("INFO 01-01 00:00:00 [x.py:1] 0 errors: the error handler killed no request\n"
+           "INFO 01-01 00:00:00 [x.py:1] this might be unsupported on old GPUs\n")
+    result = diagnose_text(log)
+    assert result.status is Status.NO_FAILURE
+    assert all(c.root_cause != "mig_unsupported" for c in result.candidates)

@@ -143,3 +143,15 @@ def test_describe_gives_every_keyword_of_a_line() -> None:
     text, keywords = scan.describe(b"\x1b[31mNCCL WARN Error: kw03x\x1b[0m\r")
     assert text == "NCCL WARN Error: kw03x"
     assert {KEYWORDS[k] for k in keywords} == {"NCCL WARN", "WARN Error", "kw03x"}
+
+
+@pytest.mark.parametrize("chunk", [16, 1 << 20])
+def test_folded_keywords_find_lines_in_any_case_exact_ones_as_written(
+        monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+    monkeypatch.setattr(scanner, "CHUNK_BYTES", chunk)
+    keywords = scanner.Keywords(["Version Mismatch", "MIG"], [True, False])
+    locator = scanner.Locator.for_keywords(["MIG"], ["Version Mismatch"])
+    data = b"ok\nnvml: version mismatch\nthis might fail\nMIG-1 busy\nVERSION MISMATCH\n"
+    scan = Scanner(keywords, [locator])
+    found = [(hit.line, sorted(hit.keywords)) for hit in scan.scan(io.BytesIO(data))]
+    assert found == [(2, [0]), (4, [1]), (5, [0])]

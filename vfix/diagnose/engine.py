@@ -16,7 +16,7 @@ from typing import BinaryIO
 
 from vfix.diagnose import nccl, stall, suspicious
 from vfix.diagnose.model import Candidate, Diagnosis, FixStep, Status
-from vfix.diagnose.scanner import Locator, Scanner, Span, build_automaton
+from vfix.diagnose.scanner import Keywords, Locator, Scanner, Span
 from vfix.diagnose.signatures import Pattern, Signature, load_signatures
 from vfix.diagnose.tally import Matched, Tally, Verdicts
 from vfix.errors import VfixError
@@ -44,31 +44,45 @@ class _Plan:
         self.consumers: list[list[_Consumer]] = []
         self.suspicious_score: list[int] = []
         self.feeds_nccl: list[bool] = []
-        index: dict[str, int] = {}
+        self.folded: list[bool] = []
+        index: dict[tuple[str, bool], int] = {}
 
-        def slot(keyword: str) -> int:
-            if keyword not in index:
-                index[keyword] = len(self.keywords)
+        def slot(keyword: str, fold: bool = False) -> int:
+            key = (keyword.lower() if fold else keyword, fold)
+            if key not in index:
+                index[key] = len(self.keywords)
                 self.keywords.append(keyword)
+                self.folded.append(fold)
                 self.consumers.append([])
                 self.suspicious_score.append(0)
                 self.feeds_nccl.append(False)
-            return index[keyword]
+            return index[key]
 
         for number, signature in enumerate(self.signatures):
             for pattern in signature.match:
-                self.consumers[slot(pattern.keyword)].append(_Consumer(number, pattern, False))
+                self.consumers[slot(pattern.keyword, _folds(pattern.keyword))].append(
+                    _Consumer(number, pattern, False))
             for pattern in signature.context:
-                self.consumers[slot(pattern.keyword)].append(_Consumer(number, pattern, True))
+                self.consumers[slot(pattern.keyword, _folds(pattern.keyword))].append(
+                    _Consumer(number, pattern, True))
         for keyword, score in suspicious.KEYWORDS.items():
             self.suspicious_score[slot(keyword)] = score
         for keyword in nccl.KEYWORDS:
             self.feeds_nccl[slot(keyword)] = True
-        self.automaton = build_automaton(self.keywords)
+        self.finder = Keywords(self.keywords, self.folded)
+        signal = [n for n, (c, f) in enumerate(zip(self.consumers, self.feeds_nccl, strict=True))
+                  if c or f]
         self.locate_signal = Locator.for_keywords(
-            [k for k, c, n in zip(self.keywords, self.consumers, self.feeds_nccl, strict=True)
-             if c or n])
+            [self.keywords[n] for n in signal if not self.folded[n]],
+            [self.keywords[n] for n in signal if self.folded[n]])
         self.locate_suspicious = Locator.for_keywords(list(suspicious.KEYWORDS))
+
+
+def _folds(keyword: str) -> bool:
+    """Signature keywords match in any letter case (a message quoted by another tool, in
+    lower case), except acronyms and identifiers written in capitals (MIG, ACS, EADDRINUSE):
+    those are always written so, and their lower case hides in words ("might")."""
+    return not keyword.isupper()
 
 
 _SIGNAL, _SUSPICIOUS = 0, 1  # the scanner's locators: signature or NCCL keywords; failures
@@ -86,7 +100,7 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
                     signatures: Sequence[Signature] | None = None) -> Diagnosis:
     """Diagnose one input read from a binary stream, in bounded memory."""
     plan = _Plan(signatures) if signatures is not None else _plan()
-    scanner = Scanner(plan.automaton, (plan.locate_signal, plan.locate_suspicious))
+    scanner = Scanner(plan.finder, (plan.locate_signal, plan.locate_suspicious))
     verdicts = Verdicts(plan, scanner.describe)
     tally = Tally()
     lines = suspicious.SuspiciousLines()
