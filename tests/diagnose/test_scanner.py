@@ -155,3 +155,10 @@ def test_folded_keywords_find_lines_in_any_case_exact_ones_as_written(
     scan = Scanner(keywords, [locator])
     found = [(hit.line, sorted(hit.keywords)) for hit in scan.scan(io.BytesIO(data))]
     assert found == [(2, [0]), (4, [1]), (5, [0])]
+
+
+def test_syslog_escaped_colours_are_cleaned() -> None:
+    # rsyslog copies write ESC as "#033": "#033[2m#033[33m(raylet)#033[0m ..."
+    assert clean_line(b"#033[2m#033[33m(raylet)#033[0m node_manager.cc:1: 2 Workers") == \
+        "(raylet) node_manager.cc:1: 2 Workers"
+    assert clean_line(b"issue #0335 stays") == "issue #0335 stays"

@@ -38,6 +38,8 @@ _CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 27)) + b"\x7f"
 
 
 def clean_line(raw: bytes) -> str:
+    if b"#033[" in raw:  # rsyslog writes control bytes as #ooo: ESC [ 2 m is "#033[2m"
+        raw = raw.replace(b"#033[", b"\x1b[")
     if b"\x1b" in raw:
         text = _ANSI.sub("", raw.decode("utf-8", "replace"))
         return _CONTROL.sub("", text).strip()
