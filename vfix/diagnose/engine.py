@@ -117,8 +117,10 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
                 verdict.repeats += 1
             elif verdict.tallied:
                 tally.add(span.line_at(begin), verdict)
-            if verdict.nccl is not None:
-                summary.add(span.line_at(begin), verdict.text, verdict.nccl)
+            if (event := verdict.nccl) is not None:
+                # Only a WARN keeps its line number: counting lines for every NCCL INFO line
+                # would cost more than the rest of their handling.
+                summary.add(span.line_at(begin) if event[0] == "warn" else 0, verdict.text, event)
         _feed_suspicious(span, verdicts, lines)
     verdicts.flush()
 

@@ -103,7 +103,8 @@ class NcclAccumulator:
         self.add(line, text, parse(text))
 
     def add(self, line: int, text: str, event: Event | None) -> None:
-        """Records one line already read by `parse` (a repeated line is parsed once)."""
+        """Records one line already read by `parse` (a repeated line is parsed once); `line`
+        is only used for a "warn" event."""
         if event is None:
             return
         self.seen = True

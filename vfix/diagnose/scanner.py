@@ -139,9 +139,11 @@ class Span:
     (keyword, start, end) relative to `start`, ordered by start."""
 
     def __init__(self, buf: bytes, start: int, end: int, base_line: int, continued: bool,
-                 matches: tuple[list[tuple[int, int, int]], ...]) -> None:
+                 matches: tuple[list[tuple[int, int, int]], ...],
+                 newlines: int | None = None) -> None:
         self.buf, self.start, self.end = buf, start, end
         self.base_line, self.continued, self.matches = base_line, continued, matches
+        self.newlines = buf.count(b"\n", start, end) if newlines is None else newlines
         self._counted, self._line = start, base_line
 
     def line_at(self, offset: int) -> int:
@@ -188,12 +190,14 @@ class Span:
                 break
             line_end = buf.find(b"\n", hit, end)
             found.append((line_start, end if line_end < 0 else line_end))
+        # Numbered from the end of the span: only the tail is counted.
         lines = []
-        line_no, counted_to = self.base_line, start
-        for line_start, line_end in reversed(found):
-            line_no += buf.count(b"\n", counted_to, line_start)
+        line_no, counted_to = self.base_line + self.newlines, end
+        for line_start, line_end in found:
+            line_no -= buf.count(b"\n", line_start, counted_to)
             counted_to = line_start
             lines.append((line_no + 1, line_end, buf[line_start:line_end]))
+        lines.reverse()
         return lines
 
 
@@ -243,9 +247,10 @@ class Scanner:
             # Lower-casing keeps every offset (ASCII only) and costs ~4 ms per 8 MiB block.
             lowered = memoryview(buf.lower())[start:end] if self._any_folded else None
             matches = tuple(locator.find(view, lowered) for locator in self._locators)
-            yield Span(buf, start, end, self.lines, continued, matches)
+            span = Span(buf, start, end, self.lines, continued, matches)
+            yield span
             self._note_last_nccl(buf, start, end, self.lines)
-            self.lines += buf.count(b"\n", start, end)
+            self.lines += span.newlines
             self.bytes += end - start
         if self.bytes and not self._ended_with_newline:
             self.lines += 1
