@@ -162,3 +162,11 @@ def test_syslog_escaped_colours_are_cleaned() -> None:
     assert clean_line(b"#033[2m#033[33m(raylet)#033[0m node_manager.cc:1: 2 Workers") == \
         "(raylet) node_manager.cc:1: 2 Workers"
     assert clean_line(b"issue #0335 stays") == "issue #0335 stays"
+
+
+def test_line_at_is_exact_in_any_order() -> None:
+    (span,) = spans_of(random_log(3, KEYWORDS, 500), KEYWORDS)
+    offsets = [begin for begin, _, _ in span.hit_lines()]
+    random.Random(5).shuffle(offsets)
+    for offset in offsets:
+        assert span.line_at(offset) == span.buf.count(b"\n", span.start, offset) + 1

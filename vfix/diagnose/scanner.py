@@ -148,9 +148,12 @@ class Span:
 
     def line_at(self, offset: int) -> int:
         """The line number at a byte offset; cheap when offsets come in increasing order."""
-        if offset < self._counted:
-            self._counted, self._line = self.start, self.base_line
-        self._line += self.buf.count(b"\n", self._counted, offset)
+        if offset >= self._counted:
+            self._line += self.buf.count(b"\n", self._counted, offset)
+        elif offset - self.start < self._counted - offset:
+            self._line = self.base_line + self.buf.count(b"\n", self.start, offset)
+        else:  # count back: nearer than the start
+            self._line -= self.buf.count(b"\n", offset, self._counted)
         self._counted = offset
         return self._line + 1
 
