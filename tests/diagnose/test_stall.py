@@ -31,6 +31,8 @@ def test_a_log_that_stops_after_init_complete_is_a_p2p_hang() -> None:
     assert "Init COMPLETE" in top.explanation and "iommu_acs_blocks_p2p" in top.explanation
     assert top.evidence[0].line == 9  # the last NCCL line: where it stopped
     assert any("NCCL_P2P_DISABLE=1" in step.step for step in top.fix)
+    assert diagnosis.candidates[1].root_cause == "iommu_acs_blocks_p2p"  # the alternative
+    assert diagnosis.candidates[1].confidence < top.confidence
 
 
 def test_a_log_that_stops_during_bootstrap_says_so() -> None:

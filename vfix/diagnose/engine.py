@@ -196,10 +196,10 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
         # prediction ("this can cause ...") when the log raised an exception of its own.
         failing = [c for c in candidates if not (lines.raised and _only_warned(c))]
     if not failing and not lines.failed:
-        stalled = stall.stall_candidate(summary, accumulator.destroyed, scanner.lines)
+        stalled = stall.stall_candidates(summary, accumulator.destroyed, scanner.lines)
         if stalled:
-            candidates = [stalled, *candidates]
-            failing = [stalled]
+            candidates = [*stalled, *candidates]
+            failing = list(stalled)
     if failing:
         status = Status.CAUSE_FOUND
     elif lines.failed:

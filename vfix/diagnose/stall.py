@@ -16,15 +16,17 @@ from vfix.diagnose.model import Candidate, FixStep, NcclSummary
 # or an engine banner may follow the last NCCL line of a stalled run).
 TAIL_LINES = 5
 CONFIDENCE = 0.35
+ALTERNATIVE_CONFIDENCE = 0.3
 
 
-def stall_candidate(summary: NcclSummary | None, destroyed: bool,
-                    total_lines: int) -> Candidate | None:
-    """A communication candidate when the NCCL output stops at the end of the log."""
+def stall_candidates(summary: NcclSummary | None, destroyed: bool,
+                     total_lines: int) -> tuple[Candidate, ...]:
+    """Communication candidates when the NCCL output stops at the end of the log: P2P
+    blocked, then its usual platform cause (ACS/IOMMU) as the alternative."""
     if summary is None or summary.last_line is None or destroyed:
-        return None
+        return ()
     if total_lines - summary.last_line.line >= TAIL_LINES:
-        return None
+        return ()
     if summary.ranks_completed and summary.ranks_completed >= summary.ranks_started:
         where = ("after every rank reached Init COMPLETE: the first collective never finished "
                  "(P2P/SHM traffic between GPUs does not arrive)")
@@ -33,7 +35,7 @@ def stall_candidate(summary: NcclSummary | None, destroyed: bool,
                  "COMPLETE: the others wait in communicator setup")
     else:
         where = "during bootstrap, before any rank reached Init COMPLETE"
-    return Candidate(
+    p2p = Candidate(
         layer="communication",
         root_cause="p2p_unsupported_or_blocked",
         confidence=CONFIDENCE,
@@ -55,3 +57,18 @@ def stall_candidate(summary: NcclSummary | None, destroyed: bool,
         kind="cause",
         matches=1,
     )
+    acs = Candidate(
+        layer="communication",
+        root_cause="iommu_acs_blocks_p2p",
+        confidence=ALTERNATIVE_CONFIDENCE,
+        evidence=(summary.last_line,),
+        explanation=("PCIe ACS redirecting peer-to-peer traffic through the root complex, or an "
+                     "IOMMU in translation mode, makes P2P transfers hang without an error."),
+        fix=(FixStep("Disable ACS on the PCIe switches (BIOS or setpci) and boot with iommu=pt.",
+                     "iommu_grub"),),
+        check_next=("lspci -vvv | grep -i acsctl; dmesg | grep -iE 'iommu|dmar|AMD-Vi'",),
+        signature="nccl-stalled",
+        kind="cause",
+        matches=1,
+    )
+    return p2p, acs
