@@ -28,8 +28,8 @@ def stall_candidates(summary: NcclSummary | None, destroyed: bool,
     if total_lines - summary.last_line.line >= TAIL_LINES:
         return ()
     if summary.ranks_completed and summary.ranks_completed >= summary.ranks_started:
-        where = ("after every rank reached Init COMPLETE: the first collective never finished "
-                 "(P2P/SHM traffic between GPUs does not arrive)")
+        where = (f"after Init COMPLETE ({summary.ranks_completed} rank(s) ready): the first "
+                 "collective never finished (P2P/SHM traffic between GPUs does not arrive)")
     elif summary.ranks_completed:
         where = (f"with {summary.ranks_completed} of {summary.ranks_started} ranks past Init "
                  "COMPLETE: the others wait in communicator setup")
