@@ -203,3 +203,11 @@ def test_failure_markers_and_acronyms_keep_their_case() -> None:
     result = diagnose_text(log)
     assert result.status is Status.NO_FAILURE
     assert all(c.root_cause != "mig_unsupported" for c in result.candidates)
+
+
+def test_torch_and_deepspeed_warning_formats_are_notes() -> None:
+    for line in ("W1202 20:13:43.225000 1351 torch/distributed/run.py:1] Address already in use",
+                 "[2024-01-01 00:00:00,000] [WARNING] [runner.py:1] Address already in use"):
+        result = diagnose_text(line + "\n")
+        assert result.status is Status.NO_FAILURE, line
+        assert result.candidates[0].kind == "hint"

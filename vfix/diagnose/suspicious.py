@@ -39,8 +39,8 @@ _EXCEPTION_LINE = re.compile(r"(?:^|[\s:\]\)])(?:[\w]+\.)*\w*(?:Error|Exception|
 # it does not fail: vLLM logs handled tracebacks and predictions ("can cause ...") this way.
 _BENIGN_LEVEL = re.compile(
     r"\b(?:INFO|WARNING|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d"
-    r"|(?:^|\]:)\[[IWD]\d{4} \d\d:\d\d:\d\d"
-    r"|^(?:INFO|WARNING|DEBUG):[\w.]+:"
+    r"|(?:^|\]:)\[?[IWD]\d{4} \d\d:\d\d:\d\d"  # glog, bracketed or not (torch elastic)
+    r"|^(?:INFO|WARNING|DEBUG):[\w.]+:|\[(?:INFO|WARNING|DEBUG)\] "
     r"|\bNCCL INFO\b"
 )
 _KEEP = 20
@@ -49,7 +49,9 @@ _SHOW = 8
 
 
 # WARNING level only: vLLM's warnings predict ("This can cause ...") rather than report.
-_WARNING_LEVEL = re.compile(r"\bWARNING \d\d-\d\d \d\d:|(?:^|\]:)\[W\d{4} |^WARNING:[\w.]+:")
+_WARNING_LEVEL = re.compile(
+    r"\bWARNING \d\d-\d\d \d\d:|(?:^|\]:)\[?W\d{4} \d\d:\d\d|^WARNING:[\w.]+:|\[WARNING\]"
+)
 
 
 def is_warning_level(text: str) -> bool:
