@@ -65,3 +65,27 @@ def test_an_error_is_the_cause_not_the_stop() -> None:
 def test_a_crash_after_nccl_setup_is_a_failure_not_a_hang() -> None:
     diagnosis = diagnose_text(BOOTSTRAP + "[host:1] *** Process received signal ***\n")
     assert diagnosis.status is Status.UNKNOWN
+
+
+def test_model_loading_after_init_complete_is_a_log_cut_short() -> None:
+    loading = ("INFO 01-01 00:00:01 [model_runner.py:1] Starting to load model /models/x...\n"
+               "INFO 01-01 00:00:09 [model_runner.py:1] Loading model weights took 12.5 GB\n")
+    assert diagnose_text(BOOTSTRAP + READY + loading).status is Status.NO_FAILURE
+
+
+def test_a_stuck_progress_bar_after_loading_is_still_a_hang() -> None:
+    loading = "INFO 01-01 00:00:09 [model_runner.py:1] Loading model weights took 12.5 GB\n"
+    diagnosis = diagnose_text(BOOTSTRAP + READY + loading + PROGRESS)
+    assert diagnosis.root_cause == "p2p_unsupported_or_blocked"
+
+
+def test_teardown_and_results_lines_mean_the_run_ended() -> None:
+    closed = "host:1:9 [0] NCCL INFO [Service thread] Connection closed by localRank 0\n"
+    table = "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 21.2\n"
+    for ending in (closed, table):
+        assert diagnose_text(BOOTSTRAP + READY + ending).status is Status.NO_FAILURE
+        assert diagnose_text(BOOTSTRAP + ending).status is Status.NO_FAILURE
+
+
+def test_a_progress_bar_alone_makes_no_nccl_summary() -> None:
+    assert diagnose_text(PROGRESS).nccl is None

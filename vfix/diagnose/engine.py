@@ -118,9 +118,10 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
             elif verdict.tallied:
                 tally.add(span.line_at(begin), verdict)
             if (event := verdict.nccl) is not None:
-                # Only a WARN keeps its line number: counting lines for every NCCL INFO line
-                # would cost more than the rest of their handling.
-                summary.add(span.line_at(begin) if event[0] == "warn" else 0, verdict.text, event)
+                # Only a WARN or a stuck progress bar keeps its line number: counting lines for
+                # every NCCL INFO line would cost more than the rest of their handling.
+                numbered = event[0] in ("warn", "waiting")
+                summary.add(span.line_at(begin) if numbered else 0, verdict.text, event)
         _feed_suspicious(span, verdicts, lines)
     verdicts.flush()
 
@@ -196,7 +197,8 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
         # prediction ("this can cause ...") when the log raised an exception of its own.
         failing = [c for c in candidates if not (lines.raised and _only_warned(c))]
     if not failing and not lines.failed:
-        stalled = stall.stall_candidates(summary, accumulator.destroyed, scanner.lines)
+        stalled = stall.stall_candidates(summary, accumulator.destroyed, scanner.lines,
+                                             accumulator.waiting_line)
         if stalled:
             candidates = [*stalled, *candidates]
             failing = list(stalled)

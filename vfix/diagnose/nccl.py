@@ -13,10 +13,16 @@ from typing import Any
 from vfix.diagnose.model import Evidence, NcclSummary
 from vfix.diagnose.sources import line_source
 
+# Lines printed when communicators are torn down ("[Service thread] Connection closed by
+# localRank N") or when nccl-tests finished its table: the run reached its end.
+_ENDED = ("Connection closed by localRank", "Avg bus bandwidth")
+# A progress bar still at 0% (vLLM "Processed prompts:   0%|"): the work is waiting.
+_WAITING = " 0%|"
 # Lines the summary reads; the scanner only hands over lines holding one of these.
 KEYWORDS = (
     "NCCL version", "cudaDriverVersion", "NET/IB", "NET/Socket", "Bootstrap", "via ",
-    "Using network", "NCCL WARN", "Init START", "Init COMPLETE", "Destroy COMPLETE",
+    "Using network", "NCCL WARN", "Init START", "Init COMPLETE", "Destroy COMPLETE", *_ENDED,
+    _WAITING,
 )
 _MAX_WARNINGS = 10
 _MAX_RANKS = 100_000
@@ -54,7 +60,12 @@ Event = tuple[str, Any]
 
 
 def parse(text: str) -> Event | None:
-    """What an NCCL line says (None for a line without "NCCL"); pure, so cacheable."""
+    """What an NCCL line says (None for a line without "NCCL" or an end marker); pure, so
+    cacheable."""
+    if any(marker in text for marker in _ENDED):
+        return "destroy", None
+    if _WAITING in text:
+        return "waiting", None
     if "NCCL" not in text:
         return None
     if "NCCL WARN" in text:
@@ -97,6 +108,7 @@ class NcclAccumulator:
         self.started: set[int] = set()
         self.completed: set[int] = set()
         self.destroyed = False  # a communicator was torn down: the run got to its end
+        self.waiting_line = 0  # the last line showing work stuck at 0% (0: none)
         self.warnings: list[Evidence] = []
 
     def feed(self, line: int, text: str) -> None:
@@ -107,8 +119,11 @@ class NcclAccumulator:
         is only used for a "warn" event."""
         if event is None:
             return
-        self.seen = True
         kind, value = event
+        if kind == "waiting":  # not an NCCL line: does not make a summary on its own
+            self.waiting_line = line
+            return
+        self.seen = True
         if kind == "warn":
             if len(self.warnings) < _MAX_WARNINGS:
                 self.warnings.append(Evidence(line, text, line_source(text)))

@@ -4,8 +4,10 @@ The classic cause on PCIe machines is GPU peer-to-peer traffic that never arrive
 redirecting P2P through the root complex, an IOMMU in translation mode, a virtualised host):
 NCCL sets up its P2P/SHM channels and the first collective waits forever. Nothing is logged,
 so the log ends during bootstrap, right after "Init COMPLETE", or at a 0% progress bar.
-A run that finished says so ("Destroy COMPLETE"), and a healthy server keeps logging long after
-NCCL's setup lines; neither is reported.
+A run that finished says so ("Destroy COMPLETE", a nccl-tests "Avg bus bandwidth", teardown's
+"Connection closed by localRank"), a healthy server keeps logging long after NCCL's setup
+lines, and a log that goes on after every rank's "Init COMPLETE" without a progress bar stuck
+at 0% was cut short, not stuck; none is reported.
 """
 
 from __future__ import annotations
@@ -20,14 +22,21 @@ ALTERNATIVE_CONFIDENCE = 0.3
 
 
 def stall_candidates(summary: NcclSummary | None, destroyed: bool,
-                     total_lines: int) -> tuple[Candidate, ...]:
+                     total_lines: int, waiting_line: int = 0) -> tuple[Candidate, ...]:
     """Communication candidates when the NCCL output stops at the end of the log: P2P
-    blocked, then its usual platform cause (ACS/IOMMU) as the alternative."""
+    blocked, then its usual platform cause (ACS/IOMMU) as the alternative. `waiting_line`:
+    the last line of a progress bar stuck at 0% (0: none)."""
     if summary is None or summary.last_line is None or destroyed:
         return ()
-    if total_lines - summary.last_line.line >= TAIL_LINES:
+    last = summary.last_line.line
+    if total_lines - last >= TAIL_LINES:
         return ()
-    if summary.ranks_completed and summary.ranks_completed >= summary.ranks_started:
+    ready = bool(summary.ranks_completed) and summary.ranks_completed >= summary.ranks_started
+    if ready and total_lines > last and waiting_line <= last:
+        # Every communicator is ready and the program went on logging (model loading, a
+        # results table): a log cut short, unless the work after it sits at 0%.
+        return ()
+    if ready:
         where = (f"after Init COMPLETE ({summary.ranks_completed} rank(s) ready): the first "
                  "collective never finished (P2P/SHM traffic between GPUs does not arrive)")
     elif summary.ranks_completed:
