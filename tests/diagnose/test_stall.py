@@ -89,3 +89,8 @@ def test_teardown_and_results_lines_mean_the_run_ended() -> None:
 
 def test_a_progress_bar_alone_makes_no_nccl_summary() -> None:
     assert diagnose_text(PROGRESS).nccl is None
+
+
+def test_a_version_banner_alone_is_not_a_hang() -> None:
+    banner = "host:1:1 [0] NCCL INFO NCCL version 2.18.1+cuda11.0\n"
+    assert diagnose_text(banner).status is Status.NO_FAILURE
