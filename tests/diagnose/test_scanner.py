@@ -129,13 +129,19 @@ def test_locator_finds_every_line_that_holds_a_keyword(monkeypatch: pytest.Monke
     assert len(expected) > 1000
 
 
+@pytest.mark.parametrize("window", [1, 100, 64 << 10])
 @pytest.mark.parametrize("count", [1, 7, 200, 100_000])
-def test_last_hit_lines_are_the_end_of_hit_lines(count: int) -> None:
-    (span,) = spans_of(random_log(2, KEYWORDS, 2000), KEYWORDS)
+def test_last_hit_lines_are_the_end_of_hit_lines(monkeypatch: pytest.MonkeyPatch,
+                                                 count: int, window: int) -> None:
+    monkeypatch.setattr(scanner.Span, "TAIL_WINDOW", window)
+    data = random_log(2, KEYWORDS, 2000)
+    (span,) = spans_of(data, KEYWORDS)
     forward = [(span.line_at(begin), end, raw) for begin, end, raw in span.hit_lines()]
-    assert span.last_hit_lines(0, count) == forward[-count:]
     after = forward[len(forward) // 2][1]  # lines after the middle one only
-    assert span.last_hit_lines(0, count, after) == forward[len(forward) // 2 + 1 :][-count:]
+    (fresh,) = spans_of(data, KEYWORDS)
+    for tested in (fresh, span):  # searched from the end, or from matches already found
+        assert tested.last_hit_lines(0, count) == forward[-count:]
+        assert tested.last_hit_lines(0, count, after) == forward[len(forward) // 2 + 1 :][-count:]
 
 
 def test_describe_gives_every_keyword_of_a_line() -> None:

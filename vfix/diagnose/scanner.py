@@ -135,16 +135,46 @@ class Locator:
 
 class Span:
     """Whole lines buf[start:end], the first being line base_line + 1 (`continued`: the end of
-    a line cut because it was absurdly long), and for each locator where it found keywords:
-    (keyword, start, end) relative to `start`, ordered by start."""
+    a line cut because it was absurdly long). `matches(n)`: where locator n finds keywords,
+    (keyword, start, end) relative to `start`, ordered by start; searched on first use (a
+    caller that only wants the last lines of a locator has them searched from the end)."""
+
+    TAIL_WINDOW = 64 << 10  # the first stretch `last_hit_lines` searches, doubled as needed
 
     def __init__(self, buf: bytes, start: int, end: int, base_line: int, continued: bool,
-                 matches: tuple[list[tuple[int, int, int]], ...],
-                 newlines: int | None = None) -> None:
+                 locators: Sequence[Locator], newlines: int | None = None) -> None:
         self.buf, self.start, self.end = buf, start, end
-        self.base_line, self.continued, self.matches = base_line, continued, matches
-        self.newlines = buf.count(b"\n", start, end) if newlines is None else newlines
+        self.base_line, self.continued = base_line, continued
+        self._locators = tuple(locators)
+        self._matches: list[list[tuple[int, int, int]] | None] = [None] * len(self._locators)
+        self._lowered: memoryview | None = None
+        self._newlines = newlines
         self._counted, self._line = start, base_line
+
+    def matches(self, locator: int) -> list[tuple[int, int, int]]:
+        found = self._matches[locator]
+        if found is None:
+            found = self._matches[locator] = self._find(locator, self.start, self.end)
+        return found
+
+    def _find(self, locator: int, start: int, end: int) -> list[tuple[int, int, int]]:
+        """Matches of a locator in buf[start:end] (whole lines), relative to `start`."""
+        finder = self._locators[locator]
+        lowered = None
+        if finder.folded:
+            if self._lowered is None:
+                # Lower-casing keeps every offset (ASCII only): ~4 ms per 8 MiB block.
+                self._lowered = memoryview(self.buf.lower())
+            lowered = self._lowered[start:end]
+        return finder.find(memoryview(self.buf)[start:end], lowered)
+
+    @property
+    def newlines(self) -> int:
+        """How many newlines the span holds; counted once, from where `line_at` got to."""
+        if self._newlines is None:
+            self._newlines = (self._line - self.base_line
+                              + self.buf.count(b"\n", self._counted, self.end))
+        return self._newlines
 
     def line_at(self, offset: int) -> int:
         """The line number at a byte offset; cheap when offsets come in increasing order."""
@@ -163,15 +193,16 @@ class Span:
         judge a line repeated many times (a traceback printed by every rank and retry) once:
         they are a cache key."""
         buf, start, end = self.buf, self.start, self.end
+        rfind, find = buf.rfind, buf.find
         line_end = -1
         # Matches never span a newline, so those of one line are consecutive: the first
         # locates the line, the others are skipped.
-        for _, hit, _ in self.matches[locator]:
+        for _, hit, _ in self.matches(locator):
             hit += start
             if hit < line_end:
                 continue
-            line_start = buf.rfind(b"\n", start, hit) + 1 or start
-            line_end = buf.find(b"\n", hit, end)
+            line_start = rfind(b"\n", start, hit) + 1 or start
+            line_end = find(b"\n", hit, end)
             if line_end < 0:
                 line_end = end
             if line_start > after:
@@ -184,15 +215,20 @@ class Span:
         buf, start, end = self.buf, self.start, self.end
         found: list[tuple[int, int]] = []
         line_start = end + 1
-        for _, hit, _ in reversed(self.matches[locator]):
-            hit += start
-            if hit >= line_start:
-                continue
-            line_start = buf.rfind(b"\n", start, hit) + 1 or start
-            if line_start <= after or len(found) == count:
-                break
-            line_end = buf.find(b"\n", hit, end)
-            found.append((line_start, end if line_end < 0 else line_end))
+        for window, matches in self._windows_from_end(locator):
+            for _, hit, _ in reversed(matches):
+                hit += window
+                if hit >= line_start:
+                    continue
+                line_start = buf.rfind(b"\n", start, hit) + 1 or start
+                if line_start <= after or len(found) == count:
+                    break
+                line_end = buf.find(b"\n", hit, end)
+                found.append((line_start, end if line_end < 0 else line_end))
+            else:
+                if window > after:
+                    continue
+            break
         # Numbered from the end of the span: only the tail is counted.
         lines = []
         line_no, counted_to = self.base_line + self.newlines, end
@@ -202,6 +238,21 @@ class Span:
             lines.append((line_no + 1, line_end, buf[line_start:line_end]))
         lines.reverse()
         return lines
+
+    def _windows_from_end(self, locator: int) -> Iterator[tuple[int, list[tuple[int, int, int]]]]:
+        """(window start, its matches relative to it) for stretches of whole lines, from the
+        end of the span backwards; one stretch, the span, when its matches are known. A
+        stretch starts after a newline and no keyword holds one, so it has a match in the
+        same lines as the whole span."""
+        if self._matches[locator] is not None:
+            yield self.start, self.matches(locator)
+            return
+        window_end, size = self.end, self.TAIL_WINDOW
+        while window_end > self.start:
+            window = max(self.start, window_end - size)
+            window = self.buf.rfind(b"\n", self.start, window) + 1 or self.start
+            yield window, self._find(locator, window, window_end)
+            window_end, size = window, size * 2
 
 
 class Scanner:
@@ -222,7 +273,6 @@ class Scanner:
         else:
             self._find_keywords = keywords.find
         self._locators = tuple(locators)
-        self._any_folded = any(locator.folded for locator in self._locators)
         self.lines = 0
         self.bytes = 0
         self.head = b""
@@ -246,13 +296,9 @@ class Scanner:
                 if self.binary:
                     self.bytes = end - start
                     return
-            view = memoryview(buf)[start:end]
-            # Lower-casing keeps every offset (ASCII only) and costs ~4 ms per 8 MiB block.
-            lowered = memoryview(buf.lower())[start:end] if self._any_folded else None
-            matches = tuple(locator.find(view, lowered) for locator in self._locators)
-            span = Span(buf, start, end, self.lines, continued, matches)
+            span = Span(buf, start, end, self.lines, continued, self._locators)
             yield span
-            self._note_last_nccl(buf, start, end, self.lines)
+            self._note_last_nccl(span)
             self.lines += span.newlines
             self.bytes += end - start
         if self.bytes and not self._ended_with_newline:
@@ -305,12 +351,12 @@ class Scanner:
             end = min(end, start + MAX_LINE_CHARS)
         return clean_line(chunk[start:end])
 
-    def _note_last_nccl(self, buf: bytes, start: int, end: int, base_line: int) -> None:
+    def _note_last_nccl(self, span: Span) -> None:
+        buf, start, end = span.buf, span.start, span.end
         at = buf.rfind(_NCCL_MARK, start, end)
         if at < 0:
             return
         line_start = buf.rfind(b"\n", start, at) + 1 or start
         line_end = buf.find(b"\n", at, end)
         line_end = end if line_end < 0 else line_end
-        line = base_line + buf.count(b"\n", start, line_start) + 1
-        self.last_nccl = (line, self._text(buf, line_start, line_end, at))
+        self.last_nccl = (span.line_at(line_start), self._text(buf, line_start, line_end, at))
