@@ -115,14 +115,16 @@ def random_log(seed: int, keywords: list[str], lines: int) -> bytes:
 KEYWORDS = [f"kw{n:02d}x" for n in range(23)] + ["ERROR", "NCCL WARN", "WARN Error"]
 
 
+@pytest.mark.parametrize("few", [False, True])
 @pytest.mark.parametrize("group", [2, 5, 40])
 def test_locator_finds_every_line_that_holds_a_keyword(monkeypatch: pytest.MonkeyPatch,
-                                                       group: int) -> None:
+                                                       group: int, few: bool) -> None:
     monkeypatch.setattr(scanner.Locator, "GROUP", group)
     monkeypatch.setattr(scanner, "CHUNK_BYTES", 4096)
+    monkeypatch.setattr(scanner.Span, "WINDOW", 100)  # `few`: searched in many stretches
     data = random_log(1, KEYWORDS, 3000)
     found = [(span.line_at(begin), raw) for span in spans_of(data, KEYWORDS)
-             for begin, _, raw in span.hit_lines()]
+             for begin, _, raw in span.hit_lines(few=few)]
     expected = [(n, line) for n, line in enumerate(data.split(b"\n")[:-1], start=1)
                 if any(k.encode() in line for k in KEYWORDS)]
     assert found == expected
@@ -133,7 +135,7 @@ def test_locator_finds_every_line_that_holds_a_keyword(monkeypatch: pytest.Monke
 @pytest.mark.parametrize("count", [1, 7, 200, 100_000])
 def test_last_hit_lines_are_the_end_of_hit_lines(monkeypatch: pytest.MonkeyPatch,
                                                  count: int, window: int) -> None:
-    monkeypatch.setattr(scanner.Span, "TAIL_WINDOW", window)
+    monkeypatch.setattr(scanner.Span, "WINDOW", window)
     data = random_log(2, KEYWORDS, 2000)
     (span,) = spans_of(data, KEYWORDS)
     forward = [(span.line_at(begin), end, raw) for begin, end, raw in span.hit_lines()]

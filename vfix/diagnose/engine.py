@@ -142,7 +142,7 @@ def _feed_suspicious(span: Span, verdicts: Verdicts, lines: suspicious.Suspiciou
     are kept, then only the last ones of the span (earlier ones would drop out of the tail)."""
     after = -1
     if not lines.full:
-        for begin, end, raw in span.hit_lines(_SUSPICIOUS):
+        for begin, end, raw in span.hit_lines(_SUSPICIOUS, few=True):
             verdict = verdicts.of(raw)
             lines.feed(span.line_at(begin), verdict.text, verdict.score)
             if lines.full:

@@ -137,9 +137,9 @@ class Span:
     """Whole lines buf[start:end], the first being line base_line + 1 (`continued`: the end of
     a line cut because it was absurdly long). `matches(n)`: where locator n finds keywords,
     (keyword, start, end) relative to `start`, ordered by start; searched on first use (a
-    caller that only wants the last lines of a locator has them searched from the end)."""
+    caller that only wants the first or last few lines has them searched in stretches)."""
 
-    TAIL_WINDOW = 64 << 10  # the first stretch `last_hit_lines` searches, doubled as needed
+    WINDOW = 64 << 10  # the first stretch searched for a few lines, doubled as needed
 
     def __init__(self, buf: bytes, start: int, end: int, base_line: int, continued: bool,
                  locators: Sequence[Locator], newlines: int | None = None) -> None:
@@ -150,6 +150,7 @@ class Span:
         self._lowered: memoryview | None = None
         self._newlines = newlines
         self._counted, self._line = start, base_line
+        self._top, self._top_line = start, base_line  # the furthest offset counted to
 
     def matches(self, locator: int) -> list[tuple[int, int, int]]:
         found = self._matches[locator]
@@ -172,13 +173,17 @@ class Span:
     def newlines(self) -> int:
         """How many newlines the span holds; counted once, from where `line_at` got to."""
         if self._newlines is None:
-            self._newlines = (self._line - self.base_line
-                              + self.buf.count(b"\n", self._counted, self.end))
+            self._newlines = (self._top_line - self.base_line
+                              + self.buf.count(b"\n", self._top, self.end))
         return self._newlines
 
     def line_at(self, offset: int) -> int:
         """The line number at a byte offset; cheap when offsets come in increasing order."""
-        if offset >= self._counted:
+        if offset >= self._top:
+            self._top_line += self.buf.count(b"\n", self._top, offset)
+            self._top = offset
+            self._line = self._top_line
+        elif offset >= self._counted:
             self._line += self.buf.count(b"\n", self._counted, offset)
         elif offset - self.start < self._counted - offset:
             self._line = self.base_line + self.buf.count(b"\n", self.start, offset)
@@ -187,26 +192,31 @@ class Span:
         self._counted = offset
         return self._line + 1
 
-    def hit_lines(self, locator: int = 0, after: int = -1) -> Iterator[tuple[int, int, bytes]]:
+    def hit_lines(self, locator: int = 0, after: int = -1,
+                  few: bool = False) -> Iterator[tuple[int, int, bytes]]:
         """(start offset, end offset, raw bytes) of each line holding a keyword of the locator
         and starting after offset `after` (`line_at` numbers them). Raw lines let a caller
         judge a line repeated many times (a traceback printed by every rank and retry) once:
-        they are a cache key."""
+        they are a cache key. `few`: the caller likely stops early, search in growing
+        stretches."""
         buf, start, end = self.buf, self.start, self.end
         rfind, find = buf.rfind, buf.find
         line_end = -1
-        # Matches never span a newline, so those of one line are consecutive: the first
-        # locates the line, the others are skipped.
-        for _, hit, _ in self.matches(locator):
-            hit += start
-            if hit < line_end:
-                continue
-            line_start = rfind(b"\n", start, hit) + 1 or start
-            line_end = find(b"\n", hit, end)
-            if line_end < 0:
-                line_end = end
-            if line_start > after:
-                yield line_start, line_end, buf[line_start:line_end]
+        windows = (self._windows_from_start(locator) if few
+                   else ((start, self.matches(locator)),))
+        for window, matches in windows:
+            # Matches never span a newline, so those of one line are consecutive: the first
+            # locates the line, the others are skipped.
+            for _, hit, _ in matches:
+                hit += window
+                if hit < line_end:
+                    continue
+                line_start = rfind(b"\n", start, hit) + 1 or start
+                line_end = find(b"\n", hit, end)
+                if line_end < 0:
+                    line_end = end
+                if line_start > after:
+                    yield line_start, line_end, buf[line_start:line_end]
 
     def last_hit_lines(self, locator: int, count: int,
                        after: int = -1) -> list[tuple[int, int, bytes]]:
@@ -239,6 +249,19 @@ class Span:
         lines.reverse()
         return lines
 
+    def _windows_from_start(self, locator: int) -> Iterator[tuple[int, list[tuple[int, int, int]]]]:
+        """Like `_windows_from_end`, from the start of the span forwards."""
+        if self._matches[locator] is not None:
+            yield self.start, self.matches(locator)
+            return
+        window, size = self.start, self.WINDOW
+        while window < self.end:
+            window_end = self.end
+            if window + size < self.end:
+                window_end = self.buf.find(b"\n", window + size, self.end) + 1 or self.end
+            yield window, self._find(locator, window, window_end)
+            window, size = window_end, size * 2
+
     def _windows_from_end(self, locator: int) -> Iterator[tuple[int, list[tuple[int, int, int]]]]:
         """(window start, its matches relative to it) for stretches of whole lines, from the
         end of the span backwards; one stretch, the span, when its matches are known. A
@@ -247,7 +270,7 @@ class Span:
         if self._matches[locator] is not None:
             yield self.start, self.matches(locator)
             return
-        window_end, size = self.end, self.TAIL_WINDOW
+        window_end, size = self.end, self.WINDOW
         while window_end > self.start:
             window = max(self.start, window_end - size)
             window = self.buf.rfind(b"\n", self.start, window) + 1 or self.start
