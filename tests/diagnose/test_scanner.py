@@ -9,13 +9,18 @@ import tracemalloc
 import pytest
 
 from vfix.diagnose import diagnose_stream, diagnose_text, scanner
-from vfix.diagnose.scanner import Scanner, build_automaton, clean_line, looks_binary
+from vfix.diagnose.scanner import Keywords, Locator, Scanner, clean_line, looks_binary
 
 FAILURE = b"RuntimeError: CUDA error: invalid device ordinal"
 
 
+def exact_scanner(keywords: list[str]) -> Scanner:
+    """A scanner for keywords matched as written."""
+    return Scanner(Keywords(keywords, [False] * len(keywords)), [Locator.for_keywords(keywords)])
+
+
 def hits(data: bytes, keywords: list[str]) -> list[tuple[int, str]]:
-    scan = Scanner(build_automaton(keywords))
+    scan = exact_scanner(keywords)
     found = [(hit.line, hit.text) for hit in scan.scan(io.BytesIO(data))]
     return found
 
@@ -30,7 +35,7 @@ def test_line_numbers_are_exact_across_chunk_boundaries(monkeypatch: pytest.Monk
 
 
 def test_last_line_without_newline_is_counted_and_seen() -> None:
-    scan = Scanner(build_automaton(["ordinal"]))
+    scan = exact_scanner(["ordinal"])
     found = list(scan.scan(io.BytesIO(b"a\nb\n" + FAILURE)))
     assert [h.line for h in found] == [3]
     assert scan.lines == 3
@@ -101,7 +106,7 @@ def test_one_gigabyte_log_streams_in_bounded_memory() -> None:
 
 
 def spans_of(data: bytes, keywords: list[str]) -> list[scanner.Span]:
-    scan = Scanner(build_automaton(keywords), [scanner.Locator.for_keywords(keywords)])
+    scan = exact_scanner(keywords)
     return list(scan.spans(io.BytesIO(data)))
 
 
@@ -147,7 +152,7 @@ def test_last_hit_lines_are_the_end_of_hit_lines(monkeypatch: pytest.MonkeyPatch
 
 
 def test_describe_gives_every_keyword_of_a_line() -> None:
-    scan = Scanner(build_automaton(KEYWORDS))
+    scan = exact_scanner(KEYWORDS)
     text, keywords = scan.describe(b"\x1b[31mNCCL WARN Error: kw03x\x1b[0m\r")
     assert text == "NCCL WARN Error: kw03x"
     assert {KEYWORDS[k] for k in keywords} == {"NCCL WARN", "WARN Error", "kw03x"}

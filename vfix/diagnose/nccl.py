@@ -111,9 +111,6 @@ class NcclAccumulator:
         self.waiting_line = 0  # the last line showing work stuck at 0% (0: none)
         self.warnings: list[Evidence] = []
 
-    def feed(self, line: int, text: str) -> None:
-        self.add(line, text, parse(text))
-
     def add(self, line: int, text: str, event: Event | None) -> None:
         """Records one line already read by `parse` (a repeated line is parsed once); `line`
         is only used for a "warn" event."""

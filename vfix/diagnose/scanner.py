@@ -10,9 +10,8 @@ Lines are cleaned (CRLF, ANSI colour codes, control bytes, invalid UTF-8) before
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import partial
 from operator import itemgetter
 from typing import BinaryIO
 
@@ -284,17 +283,10 @@ class Scanner:
     Binary input (judged on its first 64 KiB) stops the scan at once.
     """
 
-    def __init__(self, keywords: BytesAhoCorasick | Keywords,
-                 locators: Sequence[Locator] = ()) -> None:
-        """`keywords` finds every keyword of a line (`describe`; an automaton: exact case);
-        `locators` find the lines that hold keywords of theirs (`Span.matches`), by default
-        `keywords` does."""
-        self._find_keywords: Callable[[bytes], list[tuple[int, int, int]]]
-        if isinstance(keywords, BytesAhoCorasick):
-            locators = locators or (Locator([keywords]),)
-            self._find_keywords = partial(keywords.find_matches_as_indexes, overlapping=True)
-        else:
-            self._find_keywords = keywords.find
+    def __init__(self, keywords: Keywords, locators: Sequence[Locator]) -> None:
+        """`keywords` finds every keyword of a line (`describe`); `locators` find the lines
+        that hold keywords of theirs (`Span.matches`)."""
+        self._keywords = keywords
         self._locators = tuple(locators)
         self.lines = 0
         self.bytes = 0
@@ -330,7 +322,7 @@ class Scanner:
     def describe(self, raw: bytes) -> tuple[str, frozenset[int]]:
         """The cleaned text of a raw line (a window around the first hit if it is very long)
         and the keywords in it."""
-        matches = self._find_keywords(raw)
+        matches = self._keywords.find(raw)
         matches.sort(key=_START)
         keywords: set[int] = set()
         for keyword, _, _ in matches:
