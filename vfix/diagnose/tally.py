@@ -10,8 +10,9 @@ becomes `settled` and costs one addition per copy.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol
+from typing import NamedTuple, Protocol
 
 from vfix.diagnose import nccl, suspicious
 from vfix.diagnose.model import Evidence
@@ -27,9 +28,12 @@ class Consumer(Protocol):
 
 
 class Plan(Protocol):
-    consumers: list[list[Any]]
-    suspicious_score: list[int]
-    feeds_nccl: list[bool]
+    @property
+    def consumers(self) -> Sequence[Sequence[Consumer]]: ...
+    @property
+    def suspicious_score(self) -> Sequence[int]: ...
+    @property
+    def feeds_nccl(self) -> Sequence[bool]: ...
 
 
 @dataclass
@@ -151,7 +155,8 @@ class Verdicts:
     MAX_BYTES = 16 << 20  # of cached lines
     MAX_KEY_BYTES = 64 << 10  # longer lines are judged every time
 
-    def __init__(self, plan: Plan, describe: Any) -> None:
+    def __init__(self, plan: Plan,
+                 describe: Callable[[bytes], tuple[str, frozenset[int]]]) -> None:
         self._plan = plan
         self._describe = describe  # raw line -> (cleaned text, keyword ids)
         self._cache: dict[bytes, Verdict] = {}
