@@ -4,8 +4,9 @@
 
 The corpus (tests/data/logs/labels.yaml) is split into dev/ (signatures were tuned while
 looking at these), fresh/, round2/, round3/ and round4/ (each measured once blind, then tuned
-on) and the two sets kept aside, heldout/ and unseen/ (only their totals are printed unless asked; the
-`kept aside` row adds them up). tests/data/logs/README.md has the history of every number.
+on) and the two sets kept aside, heldout/ and unseen/ (only their totals are printed unless
+asked; the `kept aside` row adds them up). tests/data/logs/README.md has the history of every
+number.
 A log labelled `none` is a healthy run: correct when diagnose finds no failure.
 """
 

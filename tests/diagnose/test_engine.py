@@ -211,3 +211,20 @@ def test_torch_and_deepspeed_warning_formats_are_notes() -> None:
         result = diagnose_text(line + "\n")
         assert result.status is Status.NO_FAILURE, line
         assert result.candidates[0].kind == "hint"
+
+
+@pytest.mark.parametrize(("log", "cause"), [
+    ("host:1:1 [1] NCCL INFO NCCL version 2.25.1+cuda12.2\n"
+     "host:1:1 [1] NCCL INFO ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856\n",
+     "nccl_version_bug"),
+    ("host:1:2 [0] NCCL INFO Failed to open libibverbs.so[.1]\n"
+     "host:1:2 [0] NCCL INFO NET/Socket : Using [0]ib0:10.0.0.1<0>\n", "rdma_device_missing"),
+])
+def test_fatal_messages_logged_at_info_are_the_failure(log: str, cause: str) -> None:
+    result = diagnose_text(log)
+    assert (result.status, result.root_cause) == (Status.CAUSE_FOUND, cause)
+
+
+def test_other_info_lines_stay_notes() -> None:
+    log = "host:1:1 [0] NCCL INFO Failed to open libibverbs.so[.1]\nINFO all done\n"
+    assert diagnose_text(log).status is Status.NO_FAILURE

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from vfix.diagnose import nccl, stall, suspicious
+from vfix.diagnose import interfaces, nccl, stall, suspicious
 from vfix.diagnose.model import Candidate, Diagnosis, FixStep, Status
 from vfix.diagnose.scanner import Keywords, Locator, Scanner, Span
 from vfix.diagnose.signatures import Pattern, Signature, load_signatures
@@ -118,9 +118,10 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
             elif verdict.tallied:
                 tally.add(span.line_at(begin), verdict)
             if (event := verdict.nccl) is not None:
-                # Only a WARN or a stuck progress bar keeps its line number: counting lines for
-                # every NCCL INFO line would cost more than the rest of their handling.
-                numbered = event[0] in ("warn", "waiting")
+                # Only a WARN, a stuck progress bar or an interface choice keeps its line
+                # number: counting lines for every NCCL INFO line would cost more than the rest
+                # of their handling.
+                numbered = event[0] in ("warn", "waiting", "interfaces")
                 summary.add(span.line_at(begin) if numbered else 0, verdict.text, event)
         _feed_suspicious(span, verdicts, lines)
     verdicts.flush()
@@ -163,7 +164,7 @@ def _rank(signatures: Sequence[Signature], matched: dict[int, Matched],
         if signature.context and number not in context_seen:
             continue
         kind, confidence = signature.kind, signature.confidence
-        if not record.failing:  # only seen in INFO/WARNING lines: a note, not the failure
+        if not (record.failing or signature.fatal):  # only in INFO/WARNING lines: a note
             kind, confidence = "hint", round(confidence / 2, 2)
         candidates.append(Candidate(
             layer=signature.layer.value,
@@ -202,6 +203,10 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
         if stalled:
             candidates = [*stalled, *candidates]
             failing = list(stalled)
+    if accumulator.host_only and _fails_between_ranks(failing, lines.failed):
+        chosen = interfaces.interface_candidate(*accumulator.host_only)
+        candidates = [chosen, *(c for c in candidates if c.root_cause != chosen.root_cause)]
+        failing = [chosen, *failing]
     if failing:
         status = Status.CAUSE_FOUND
     elif lines.failed:
@@ -225,6 +230,13 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
         lines=scanner.lines,
         bytes=scanner.bytes,
     )
+
+
+def _fails_between_ranks(failing: list[Candidate], failed: bool) -> bool:
+    """The run failed or hung between ranks (communication/network), or failed unexplained."""
+    if not failing:
+        return failed
+    return failing[0].layer in ("communication", "network")
 
 
 def _only_warned(candidate: Candidate) -> bool:

@@ -10,6 +10,7 @@ import re
 from collections import Counter
 from typing import Any
 
+from vfix.diagnose.interfaces import host_only
 from vfix.diagnose.model import Evidence, NcclSummary
 from vfix.diagnose.sources import line_source
 
@@ -109,11 +110,13 @@ class NcclAccumulator:
         self.completed: set[int] = set()
         self.destroyed = False  # a communicator was torn down: the run got to its end
         self.waiting_line = 0  # the last line showing work stuck at 0% (0: none)
+        # The first Bootstrap/NET/Socket line choosing a host-only interface, and those devices.
+        self.host_only: tuple[Evidence, tuple[str, ...]] | None = None
         self.warnings: list[Evidence] = []
 
     def add(self, line: int, text: str, event: Event | None) -> None:
         """Records one line already read by `parse` (a repeated line is parsed once); `line`
-        is only used for a "warn" event."""
+        is only used for "warn", "waiting" and "interfaces" events."""
         if event is None:
             return
         kind, value = event
@@ -146,6 +149,8 @@ class NcclAccumulator:
             self.ib_devices.update(dict.fromkeys(value))
         elif kind == "interfaces":
             self.interfaces.update(dict.fromkeys(value))
+            if self.host_only is None and (suspects := tuple(filter(host_only, value))):
+                self.host_only = Evidence(line, text, line_source(text)), suspects
         elif kind == "network":
             self.network = value
 

@@ -63,6 +63,9 @@ class Signature(_Strict):
     layer: Layer
     kind: Literal["cause", "consequence", "hint"] = "cause"
     confidence: float = Field(gt=0, le=1)
+    # The message means the run failed even when it is logged at INFO/WARNING level (NCCL logs
+    # some fatal checks as INFO); other signatures seen only at those levels are hints.
+    fatal: bool = False
     match: tuple[Pattern, ...] = Field(min_length=1)
     context: tuple[Pattern, ...] = ()
     explanation: str = Field(min_length=10)

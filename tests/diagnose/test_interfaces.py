@@ -1,0 +1,59 @@
+"""A host-only NCCL interface (veth, bridge, link-local) explains a failure between ranks."""
+
+from __future__ import annotations
+
+import pytest
+
+from vfix.diagnose import diagnose_text
+from vfix.diagnose.interfaces import host_only
+
+SETUP = (
+    "ip-1:14605:14673 [0] NCCL INFO Bootstrap : Using [0]ens5:172.31.0.137<0> "
+    "[1]veth75fa783:fe80::14ad:64ff:fe64:b31e%veth75fa783<0>\n"
+    "ip-1:14605:14673 [0] NCCL INFO NET/Socket : Using [0]ens5:172.31.0.137<0> "
+    "[1]veth75fa783:fe80::14ad:64ff:fe64:b31e%veth75fa783<0>\n"
+    "ip-1:14605:14673 [0] NCCL INFO Using network Socket\n"
+    "ip-1:14605:14688 [0] NCCL INFO Channel 00/02 :    0   1\n"
+)
+
+
+@pytest.mark.parametrize(("device", "expected"), [
+    ("veth75fa783:fe80::14ad:64ff:fe64:b31e%veth75fa783", True),
+    ("docker0:172.17.0.1", True),
+    ("cni0:10.244.0.1", True),
+    ("eth0:fe80::1%eth0", True),
+    ("ens5:172.31.0.137", False),
+    ("ib0:10.0.0.1", False),
+    ("bond0:192.168.1.2", False),
+])
+def test_host_only_interfaces(device: str, expected: bool) -> None:
+    assert host_only(device) is expected
+
+
+def test_a_hang_over_a_veth_interface_blames_the_interface() -> None:
+    result = diagnose_text(SETUP)
+    assert result.root_cause == "socket_ifname_wrong"
+    assert result.candidates[0].evidence[0].line == 1
+    assert "veth75fa783" in result.candidates[0].explanation
+    assert {c.root_cause for c in result.candidates} >= {"p2p_unsupported_or_blocked"}
+
+
+def test_a_socket_error_over_docker0_blames_the_interface() -> None:
+    log = ("host:1:2 [0] NCCL INFO NET/Socket : Using [0]docker0:172.17.0.1<0>\n"
+           "RuntimeError: NCCL error: remote process exited or there was a network error\n")
+    assert diagnose_text(log).root_cause == "socket_ifname_wrong"
+
+
+def test_a_healthy_run_over_veth_is_not_a_failure() -> None:
+    log = SETUP + "ip-1:14605:14688 [0] NCCL INFO comm 0x1 rank 0 nranks 2 - Destroy COMPLETE\n"
+    assert diagnose_text(log).root_cause == "none"
+
+
+def test_a_failure_of_another_layer_keeps_its_cause() -> None:
+    log = SETUP + "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
+    assert diagnose_text(log).root_cause == "gpu_oom"
+
+
+def test_routable_interfaces_leave_the_hang_to_p2p() -> None:
+    log = SETUP.replace("[1]veth75fa783:fe80::14ad:64ff:fe64:b31e%veth75fa783<0>", "")
+    assert diagnose_text(log).root_cause == "p2p_unsupported_or_blocked"
