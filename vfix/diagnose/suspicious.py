@@ -35,23 +35,25 @@ KEYWORDS: dict[str, int] = {
     "cannot open shared object file": 3,
 }
 _EXCEPTION_LINE = re.compile(r"(?:^|[\s:\]\)])(?:[\w]+\.)*\w*(?:Error|Exception|Exit)\b: ")
-# A line logged at INFO/WARNING/DEBUG level (vLLM, glog/c10 or Python logging) reports,
-# it does not fail: vLLM logs handled tracebacks and predictions ("can cause ...") this way.
-_BENIGN_LEVEL = re.compile(
-    r"\b(?:INFO|WARNING|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d"
-    r"|(?:^|\]:)\[?[IWD]\d{4} \d\d:\d\d:\d\d"  # glog, bracketed or not (torch elastic)
-    r"|^(?:INFO|WARNING|DEBUG):[\w.]+:|\[(?:INFO|WARNING|DEBUG)\] "
-    r"|\bNCCL INFO\b"
-)
+
+
+def _level(names: str, initials: str) -> str:
+    """A regex for a line logged at one of these levels by vLLM (with or without the date),
+    glog/c10 (bracketed or not, as torch elastic writes it) or Python logging."""
+    return (rf"\b(?:{names}) (?:\d\d-\d\d \d\d:\d\d:\d\d|\[[\w./-]+\.py:\d+\])"
+            rf"|(?:^|\]:)\[?[{initials}]\d{{4}} \d\d:\d\d:\d\d"
+            rf"|^(?:{names}):[\w.]+:|\[(?:{names})\] ")
+
+
+# A line logged at INFO/WARNING/DEBUG level reports, it does not fail: vLLM logs handled
+# tracebacks and predictions ("can cause ...") this way.
+_BENIGN_LEVEL = re.compile(_level("INFO|WARNING|DEBUG", "IWD") + r"|\bNCCL INFO\b")
+# WARNING level only: vLLM's warnings predict ("This can cause ...") rather than report.
+_WARNING_LEVEL = re.compile(_level("WARNING", "W"))
+
 _KEEP = 20
 _TAIL_RAW = 200  # unjudged recent lines; judged (regexes) only at the end, to stay fast
 _SHOW = 8
-
-
-# WARNING level only: vLLM's warnings predict ("This can cause ...") rather than report.
-_WARNING_LEVEL = re.compile(
-    r"\bWARNING \d\d-\d\d \d\d:|(?:^|\]:)\[?W\d{4} \d\d:\d\d|^WARNING:[\w.]+:|\[WARNING\]"
-)
 
 
 def is_warning_level(text: str) -> bool:
