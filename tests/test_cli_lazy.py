@@ -85,6 +85,22 @@ def test_unknown_command_is_one_usage_error_exit_2(capsys: pytest.CaptureFixture
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize("argv", [
+    ["audit", "--format", "bogus"],
+    ["diagnose", "--nope"],
+    ["preflight", "--model", "x", "--tp", "two"],
+    ["validate", "nccl", "--bogus"],
+])
+def test_bad_options_are_one_line_exit_2(argv: list[str],
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    err = capsys.readouterr().err
+    assert done.value.code == 2
+    assert err.startswith("vfix: error: ") and err.count("\n") == 1, err
+    assert f"see 'vfix {argv[0]}" in err
+
+
 def test_validate_stays_a_group(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as done:
         main(["validate", "--help"])

@@ -11,6 +11,7 @@ import os
 import sys
 
 import typer
+from typer._click import exceptions as click_errors  # typer >= 0.29 carries its own click
 
 from vfix.commands.lazy import LazyCommand, LazyGroup
 from vfix.errors import VfixError
@@ -61,7 +62,23 @@ app = typer.Typer(
 
 def main(argv: list[str] | None = None) -> None:
     try:
-        app(args=argv, standalone_mode=True)
+        # Not standalone: usage errors come here to be told in one line, and typer.Exit's
+        # code comes back as the return value.
+        code = app(args=argv, prog_name="vfix", standalone_mode=False)
+        sys.exit(code if isinstance(code, int) else ExitCode.CLEAN)
+    except click_errors.NoArgsIsHelpError as error:
+        error.show()  # `vfix` or a group without a sub-command: the help, as click shows it
+        sys.exit(ExitCode.OPERATIONAL_ERROR)
+    except click_errors.UsageError as error:
+        command = error.ctx.command_path if error.ctx else "vfix"
+        print(f"vfix: error: {error.format_message()} (see '{command} --help')", file=sys.stderr)
+        sys.exit(ExitCode.OPERATIONAL_ERROR)
+    except click_errors.ClickException as error:  # e.g. a file argument that cannot be opened
+        print(f"vfix: error: {error.format_message()}", file=sys.stderr)
+        sys.exit(ExitCode.OPERATIONAL_ERROR)
+    except typer.Abort:
+        print("vfix: interrupted", file=sys.stderr)
+        sys.exit(ExitCode.OPERATIONAL_ERROR)
     except VfixError as error:
         print(f"vfix: error: {error.reason}", file=sys.stderr)
         sys.exit(ExitCode.OPERATIONAL_ERROR)
