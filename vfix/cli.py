@@ -1,8 +1,9 @@
 """The `vfix` command line: parses arguments and wires the sub-commands, nothing more.
 
 Each sub-command lives in `vfix/commands/<name>.py` and is listed in COMMANDS below; only the
-module of the command being run is imported (see vfix/commands/lazy.py). Operational errors
-(`VfixError`) become one line on stderr and exit code 2; tracebacks only with VFIX_DEBUG=1.
+module of the command being run is imported (see vfix/commands/lazy.py). Usage errors and
+operational errors (`VfixError`) become one line on stderr and exit code 2; tracebacks only
+with VFIX_DEBUG=1.
 """
 
 from __future__ import annotations
