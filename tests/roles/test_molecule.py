@@ -47,6 +47,16 @@ def test_role_scenario(scenario: str, test_nodes, tmp_path: Path) -> None:
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-6000:]
 
 
+def test_vllm_smoke_scenario(test_nodes, tmp_path: Path) -> None:
+    # Its own network namespace: the test double's server port cannot collide with the host.
+    nodes = test_nodes(count=1, netns=True)
+    inventory = nodes.write_inventory(tmp_path / "inventory.yml", user="ansible")
+    run = subprocess.run(["molecule", "test", "--scenario-name", "vllm_smoke"], cwd=REPO,
+                         env=ansible_env(inventory, tmp_path / "molecule"),
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-6000:]
+
+
 DRY_RUN = """\
 - name: Dry-run every remediation role
   hosts: all
