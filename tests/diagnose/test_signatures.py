@@ -134,3 +134,10 @@ def test_a_kernel_fault_alone_is_a_consequence_in_layer_other() -> None:
     diagnosis = diagnose_text("RuntimeError: CUDA error: unspecified launch failure\n")
     assert (diagnosis.layer, diagnosis.root_cause) == ("other", "cuda_kernel_fault")
     assert diagnosis.candidates[0].kind == "consequence"
+
+
+def test_each_root_cause_has_one_layer() -> None:
+    layers: dict[str, set[str]] = {}
+    for signature in SIGNATURES.values():
+        layers.setdefault(signature.root_cause, set()).add(signature.layer.value)
+    assert {cause: found for cause, found in layers.items() if len(found) > 1} == {}

@@ -82,7 +82,11 @@ def test_a_stuck_progress_bar_after_loading_is_still_a_hang() -> None:
 def test_teardown_and_results_lines_mean_the_run_ended() -> None:
     closed = "host:1:9 [0] NCCL INFO [Service thread] Connection closed by localRank 0\n"
     table = "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 21.2\n"
-    for ending in (closed, table):
+    aborted = ("[rank0]:[W1203 07:51:00.108484008 ProcessGroupNCCL.cpp:1575] Warning: WARNING: "
+               "destroy_process_group() was not called before program exit, which can leak\n"
+               "host:1:9 [0] NCCL INFO comm 0x1 rank 0 nranks 1 cudaDev 0 - Abort COMPLETE\n"
+               "host:1:1 [0] NCCL INFO ENV/Plugin: Closing env plugin ncclEnvDefault\n")
+    for ending in (closed, table, aborted):
         assert diagnose_text(BOOTSTRAP + READY + ending).status is Status.NO_FAILURE
         assert diagnose_text(BOOTSTRAP + ending).status is Status.NO_FAILURE
 
@@ -94,3 +98,11 @@ def test_a_progress_bar_alone_makes_no_nccl_summary() -> None:
 def test_a_version_banner_alone_is_not_a_hang() -> None:
     banner = "host:1:1 [0] NCCL INFO NCCL version 2.18.1+cuda11.0\n"
     assert diagnose_text(banner).status is Status.NO_FAILURE
+
+
+def test_a_note_does_not_hide_a_hang() -> None:
+    # NCCL falls back to sockets without libibverbs: a note, not why the run stopped
+    note = "host:1:1 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n"
+    diagnosis = diagnose_text(note + BOOTSTRAP + READY + PROGRESS)
+    assert diagnosis.root_cause == "p2p_unsupported_or_blocked"
+    assert "rdma_device_missing" in {c.root_cause for c in diagnosis.candidates}

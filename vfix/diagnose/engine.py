@@ -193,16 +193,18 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
               accumulator: nccl.NcclAccumulator, scanner: Scanner) -> Diagnosis:
     summary = accumulator.summary(scanner.last_nccl)
     failing = [c for c in candidates if c.kind != "hint"]
+    if not failing and not lines.raised:
+        # Nothing failed but NCCL's output stops at the end: a hang, which notes (an NCCL
+        # WARN about a missing optional library, say) do not explain.
+        stalled = stall.stall_candidates(summary, accumulator.destroyed, scanner.lines,
+                                         accumulator.waiting_line)
+        if stalled:
+            candidates = [*stalled, *candidates]
+            failing = list(stalled)
     if not failing and lines.failed:
         # A failure that only hints explain: the best hint is the answer, except a warning's
         # prediction ("this can cause ...") when the log raised an exception of its own.
         failing = [c for c in candidates if not (lines.raised and _only_warned(c))]
-    if not failing and not lines.failed:
-        stalled = stall.stall_candidates(summary, accumulator.destroyed, scanner.lines,
-                                             accumulator.waiting_line)
-        if stalled:
-            candidates = [*stalled, *candidates]
-            failing = list(stalled)
     if accumulator.host_only and _fails_between_ranks(failing, lines.failed):
         chosen = interfaces.interface_candidate(*accumulator.host_only)
         candidates = [chosen, *(c for c in candidates if c.root_cause != chosen.root_cause)]

@@ -15,8 +15,11 @@ from vfix.diagnose.model import Evidence, NcclSummary
 from vfix.diagnose.sources import line_source
 
 # Lines printed when communicators are torn down ("[Service thread] Connection closed by
-# localRank N") or when nccl-tests finished its table: the run reached its end.
-_ENDED = ("Connection closed by localRank", "Avg bus bandwidth")
+# localRank N", "Abort COMPLETE" when a program exits without destroying them, torch's
+# "destroy_process_group() was not called before program exit") or when nccl-tests finished
+# its table: the run reached its end.
+_ENDED = ("Connection closed by localRank", "Avg bus bandwidth", "Abort COMPLETE",
+          "was not called before program exit")
 # A progress bar still at 0% (vLLM "Processed prompts:   0%|"): the work is waiting.
 _WAITING = " 0%|"
 # Lines the summary reads; the scanner only hands over lines holding one of these.
