@@ -47,8 +47,7 @@ class Matched:
 class _SignatureHit(NamedTuple):
     signature: int
     patterns: int  # how many of its patterns matched the line
-    first_groups: dict[str, str] | None  # groups of the first pattern, if it had a regex
-    any_groups: dict[str, str] | None  # the first non-empty groups of any of them
+    groups: dict[str, str] | None  # the first non-empty named groups of those patterns
 
 
 class Verdict:
@@ -63,7 +62,7 @@ class Verdict:
         to_nccl = False
         contexts: list[int] = []
         found: dict[int, list[re.Match[str] | None]] = {}  # signature -> its patterns' matches
-        for keyword in keywords:  # the order the consumers always ran in: groups depend on it
+        for keyword in keywords:
             self.score = max(self.score, plan.suspicious_score[keyword])
             to_nccl = to_nccl or plan.feeds_nccl[keyword]
             for consumer in plan.consumers[keyword]:
@@ -94,8 +93,8 @@ class Verdict:
 
 
 def _signature_hit(signature: int, matches: list[re.Match[str] | None]) -> _SignatureHit:
-    groups = [derived_groups(m) if m else None for m in matches]
-    return _SignatureHit(signature, len(matches), groups[0], next((g for g in groups if g), None))
+    groups = (derived_groups(m) for m in matches if m)
+    return _SignatureHit(signature, len(matches), next((g for g in groups if g), None))
 
 
 def derived_groups(match: re.Match[str]) -> dict[str, str]:
@@ -127,12 +126,10 @@ class Tally:
             if len(record.evidence) < MAX_EVIDENCE:
                 record.count += 1
                 record.evidence.append(Evidence(line, verdict.text, verdict.source))
-                if hit.first_groups is not None and not record.groups:
-                    record.groups = hit.first_groups
             else:
                 record.count += hit.patterns
-                if hit.any_groups is not None and not record.groups:
-                    record.groups = hit.any_groups
+            if hit.groups is not None and not record.groups:
+                record.groups = hit.groups
         if self._settles(verdict):
             verdict.settled = True
             verdict.records = tuple((self.matched[h.signature], h.patterns) for h in verdict.hits)
@@ -144,7 +141,7 @@ class Tally:
             record = self.matched[hit.signature]
             if len(record.evidence) < MAX_EVIDENCE or (verdict.failing and not record.failing):
                 return False
-            if hit.any_groups is not None and not record.groups:
+            if hit.groups is not None and not record.groups:
                 return False
         return self.context_seen.issuperset(verdict.contexts)
 
