@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from vfix.diagnose import interfaces, nccl, stall, suspicious
+from vfix.diagnose import nccl, nccl_rules, stall, suspicious
 from vfix.diagnose.model import Candidate, Diagnosis, FixStep, Status
 from vfix.diagnose.scanner import Keywords, Locator, Scanner, Span
 from vfix.diagnose.signatures import Pattern, Signature, load_signatures
@@ -118,10 +118,10 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
             elif verdict.tallied:
                 tally.add(span.line_at(begin), verdict)
             if (event := verdict.nccl) is not None:
-                # Only a WARN, a stuck progress bar or an interface choice keeps its line
-                # number: counting lines for every NCCL INFO line would cost more than the rest
-                # of their handling.
-                numbered = event[0] in ("warn", "waiting", "interfaces")
+                # Only a WARN, a stuck progress bar, an interface choice or a version banner
+                # keeps its line number: counting lines for every NCCL INFO line would cost
+                # more than the rest of their handling.
+                numbered = event[0] in ("warn", "waiting", "interfaces", "version")
                 summary.add(span.line_at(begin) if numbered else 0, verdict.text, event)
         _feed_suspicious(span, verdicts, lines)
     verdicts.flush()
@@ -205,10 +205,10 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
         # A failure that only hints explain: the best hint is the answer, except a warning's
         # prediction ("this can cause ...") when the log raised an exception of its own.
         failing = [c for c in candidates if not (lines.raised and _only_warned(c))]
-    if accumulator.host_only and _fails_between_ranks(failing, lines.failed):
-        chosen = interfaces.interface_candidate(*accumulator.host_only)
-        candidates = [chosen, *(c for c in candidates if c.root_cause != chosen.root_cause)]
-        failing = [chosen, *failing]
+    if _fails_between_ranks(failing, lines.failed):
+        for chosen in _summary_causes(accumulator):
+            candidates = [chosen, *(c for c in candidates if c.root_cause != chosen.root_cause)]
+            failing = [chosen, *(c for c in failing if c.root_cause != chosen.root_cause)]
     if failing:
         status = Status.CAUSE_FOUND
     elif lines.failed:
@@ -232,6 +232,16 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
         lines=scanner.lines,
         bytes=scanner.bytes,
     )
+
+
+def _summary_causes(accumulator: nccl.NcclAccumulator) -> list[Candidate]:
+    """Causes read off the NCCL summary, the least likely first (each goes to the top)."""
+    found = []
+    if accumulator.host_only:
+        found.append(nccl_rules.interface_candidate(*accumulator.host_only))
+    if len(accumulator.versions) > 1:
+        found.append(nccl_rules.version_drift_candidate(accumulator.versions))
+    return found
 
 
 def _fails_between_ranks(failing: list[Candidate], failed: bool) -> bool:

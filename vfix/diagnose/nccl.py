@@ -10,8 +10,8 @@ import re
 from collections import Counter
 from typing import Any
 
-from vfix.diagnose.interfaces import host_only
 from vfix.diagnose.model import Evidence, NcclSummary
+from vfix.diagnose.nccl_rules import host_only
 from vfix.diagnose.sources import line_source
 
 # Lines printed when communicators are torn down ("[Service thread] Connection closed by
@@ -31,8 +31,10 @@ KEYWORDS = (
 _MAX_WARNINGS = 10
 _MAX_RANKS = 100_000
 _MAX_CHANNELS = 256
+_MAX_VERSIONS = 8
 
 _VERSION = re.compile(r"NCCL version (\S+)")
+_RELEASE = re.compile(r"\d+\.\d+\.\d+")  # "2.28.9" of "2.28.9+cuda13.0" or torch's "2.28.9,"
 _DRIVER = re.compile(r"cudaDriverVersion (\d+)")
 _CHANNEL = re.compile(r"Channel (\d+)(?:/\d+)? ?: \d+\[[\w.]+\] -> \d+\[[\w.]+\].* via (.+)$")
 _IB_NONE = re.compile(r"NET/IB ?: No device found")
@@ -115,11 +117,12 @@ class NcclAccumulator:
         self.waiting_line = 0  # the last line showing work stuck at 0% (0: none)
         # The first Bootstrap/NET/Socket line choosing a host-only interface, and those devices.
         self.host_only: tuple[Evidence, tuple[str, ...]] | None = None
+        self.versions: dict[str, Evidence] = {}  # each NCCL release ("2.28.9"): its first line
         self.warnings: list[Evidence] = []
 
     def add(self, line: int, text: str, event: Event | None) -> None:
         """Records one line already read by `parse` (a repeated line is parsed once); `line`
-        is only used for "warn", "waiting" and "interfaces" events."""
+        is only used for "warn", "waiting", "interfaces" and "version" events."""
         if event is None:
             return
         kind, value = event
@@ -143,6 +146,9 @@ class NcclAccumulator:
             self.destroyed = True
         elif kind == "version":
             self.version = self.version or value
+            release = found.group(0) if (found := _RELEASE.match(value)) else value
+            if release not in self.versions and len(self.versions) < _MAX_VERSIONS:
+                self.versions[release] = Evidence(line, text, line_source(text))
         elif kind == "driver":
             self.cuda_driver = self.cuda_driver or value
         elif kind == "ib_none":

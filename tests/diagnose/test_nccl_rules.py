@@ -1,11 +1,11 @@
-"""A host-only NCCL interface (veth, bridge, link-local) explains a failure between ranks."""
+"""Causes read off the NCCL summary: a host-only interface, ranks on different NCCL releases."""
 
 from __future__ import annotations
 
 import pytest
 
 from vfix.diagnose import diagnose_text
-from vfix.diagnose.interfaces import host_only
+from vfix.diagnose.nccl_rules import host_only
 
 SETUP = (
     "ip-1:14605:14673 [0] NCCL INFO Bootstrap : Using [0]ens5:172.31.0.137<0> "
@@ -57,3 +57,34 @@ def test_a_failure_of_another_layer_keeps_its_cause() -> None:
 def test_routable_interfaces_leave_the_hang_to_p2p() -> None:
     log = SETUP.replace("[1]veth75fa783:fe80::14ad:64ff:fe64:b31e%veth75fa783<0>", "")
     assert diagnose_text(log).root_cause == "p2p_unsupported_or_blocked"
+
+
+DRIFT = (
+    "node1:1:1 [0] NCCL INFO Bootstrap : Using ens7:10.128.0.30<0>\n"
+    "NCCL version 2.14.3+cuda11.7\n"
+    "node2:2:2 [0] NCCL INFO Bootstrap : Using ens7:10.128.0.31<0>\n"
+    "NCCL version 2.19.3+cuda12.3\n"
+    "node2:2:3 [0] NCCL INFO comm 0x1 rank 1 nranks 2 cudaDev 0 busId 30 - Init START\n"
+)
+
+
+def test_ranks_on_different_nccl_releases_fail_on_the_drift() -> None:
+    result = diagnose_text(DRIFT + "RuntimeError: NCCL error: internal error\n")
+    assert (result.layer, result.root_cause) == ("versions", "nccl_version_drift")
+    top = result.candidates[0]
+    assert [e.line for e in top.evidence] == [2, 4]
+    assert "(2.14.3, 2.19.3)" in top.explanation
+
+
+def test_a_hang_with_two_nccl_releases_is_the_drift() -> None:
+    assert diagnose_text(DRIFT).root_cause == "nccl_version_drift"
+
+
+def test_one_release_or_a_healthy_run_is_no_drift() -> None:
+    # torch's error line names the release without the CUDA suffix: the same release
+    same = DRIFT.replace("2.14.3+cuda11.7", "2.19.3+cuda12.3") + (
+        "torch.distributed.DistBackendError: NCCL error in: NCCLUtils.cpp:93, invalid usage"
+        " (run with NCCL_DEBUG=WARN for details), NCCL version 2.19.3\n")
+    assert diagnose_text(same).root_cause == "nccl_internal_error"
+    ended = DRIFT + "node2:2:3 [0] NCCL INFO comm 0x1 rank 1 nranks 2 - Destroy COMPLETE\n"
+    assert diagnose_text(ended).root_cause == "none"

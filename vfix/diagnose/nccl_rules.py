@@ -1,0 +1,69 @@
+"""Causes read off the NCCL_DEBUG=INFO summary rather than off one line.
+
+- A host-only interface: NCCL picks every interface that is up, skipping only `lo` and
+  `docker*` by default; on hosts with containers it can choose a veth/bridge/CNI interface or an
+  IPv6 link-local address (fe80::, only valid on one link), and ranks on other nodes never
+  connect.
+- NCCL version drift: ranks that load different NCCL releases (one node's wheel or libnccl2
+  differs) must not share a communicator; NCCL 2.x refuses or hangs, often with a misleading
+  error far from the cause.
+Either is reported first when the run failed or hung between ranks.
+"""
+
+from __future__ import annotations
+
+import re
+
+from vfix.diagnose.model import Candidate, Evidence, FixStep
+
+# Interfaces that exist only on this host: container veths, bridges, CNI/overlay devices.
+_HOST_ONLY_NAME = re.compile(
+    r"^(veth|docker|br-|virbr|cni|flannel|cali|lxc|tun|tap|vxlan|weave|kube|podman|cilium)")
+_LINK_LOCAL = re.compile(r":fe80:|^fe80:", re.IGNORECASE)
+INTERFACE_CONFIDENCE = 0.7
+DRIFT_CONFIDENCE = 0.75
+
+
+def host_only(device: str) -> bool:
+    """'veth7:fe80::14ad%veth7' or 'docker0:172.17.0.1' -> True; 'ens5:10.0.0.2' -> False."""
+    name, _, address = device.partition(":")
+    return bool(_HOST_ONLY_NAME.match(name) or _LINK_LOCAL.search(":" + address))
+
+
+def interface_candidate(evidence: Evidence, devices: tuple[str, ...]) -> Candidate:
+    chosen = ", ".join(devices)
+    return Candidate(
+        layer="communication",
+        root_cause="socket_ifname_wrong",
+        confidence=INTERFACE_CONFIDENCE,
+        evidence=(evidence,),
+        explanation=(f"NCCL bootstraps/sends over {chosen}: a container, bridge or link-local "
+                     "interface that ranks on other nodes cannot reach, so connections between "
+                     "nodes fail or hang."),
+        fix=(FixStep("Set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) to the routable cluster "
+                     "interface, e.g. NCCL_SOCKET_IFNAME=ens5 or =^veth,docker,lo.", "nccl_env"),),
+        check_next=("ip -br addr on every node: which interface carries the cluster network",),
+        signature="nccl-host-only-interface",
+        kind="cause",
+        matches=1,
+    )
+
+
+def version_drift_candidate(versions: dict[str, Evidence]) -> Candidate:
+    names = ", ".join(versions)
+    return Candidate(
+        layer="versions",
+        root_cause="nccl_version_drift",
+        confidence=DRIFT_CONFIDENCE,
+        evidence=tuple(versions.values()),
+        explanation=(f"The ranks of this run load different NCCL releases ({names}): every "
+                     "rank of a communicator must run the same NCCL, or setup fails or hangs."),
+        fix=(FixStep("Install the same NCCL on every node (the same torch wheel / "
+                     "nvidia-nccl-cu* version, or the same libnccl2); `vfix audit` reports the "
+                     "drift and the versions role pins it.", "versions"),),
+        check_next=("vfix gather, then vfix audit: its version-drift finding lists the NCCL "
+                    "each node loads",),
+        signature="nccl-version-drift",
+        kind="cause",
+        matches=len(versions),
+    )
