@@ -85,6 +85,20 @@ def test_nofile_cites_the_limits_files() -> None:
     assert finding.evidence[1].lines == ["* soft nofile 1024"]
 
 
+def test_nofile_set_on_disk_but_not_in_this_login_says_so() -> None:
+    facts = h200(patch={"system": {"limits_files": {
+        "/etc/security/limits.d/90-vfix-nofile.conf": ["* soft nofile 65536",
+                                                       "* hard nofile 1048576"],
+        "/etc/systemd/system.conf.d/90-vfix.conf": ["DefaultLimitNOFILE=65536:1048576"]}}})
+    findings = checks_found(facts, "nofile")
+    assert findings  # the login still has the old limit: the finding stays
+    assert all("already set enough" in f.message and "90-vfix-nofile.conf" in f.message
+               for f in findings)
+    low = h200(patch={"system": {"limits_files": {
+        "/etc/security/limits.d/90-nofile.conf": ["* soft nofile 1024"]}}})
+    assert all("already set" not in f.message for f in checks_found(low, "nofile"))
+
+
 def test_ports_held_by_unknown_processes_are_reported() -> None:
     facts = h200(patch={"processes": {"listening": [
         {"port": 29500, "address": "0.0.0.0", "pid": None, "process": None}]}})

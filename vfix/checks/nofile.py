@@ -24,13 +24,22 @@ class Nofile(Check):
             for path, lines in subject.facts.system.limits_files.items()
             if any("nofile" in line.lower() for line in lines)
         ]
+        files = subject.facts.system.limits_files
         for which, observed in (("soft", ulimits.nofile_soft), ("hard", ulimits.nofile_hard)):
             matcher = subject.settings.matcher(which, "ge")
             if observed is None or observed < 0 or matcher.test(observed):
                 continue  # None/-1: unlimited or not observed
+            message = f"nofile {which} limit is {observed}, policy wants {matcher.describe()}"
+            set_in = [path for path, value in configured_nofile(files, which)
+                      if matcher.test(value)]
+            if set_in:
+                # Fixed on disk but not in effect: a re-audit right after `vfix fix` says so.
+                message += (f"; {', '.join(set_in)} already set enough, but this login does "
+                            "not get it (it started before the change, or sshd/PAM does not "
+                            "apply pam_limits; services need systemd's DefaultLimitNOFILE)")
             yield self.finding(
                 subject,
-                f"nofile {which} limit is {observed}, policy wants {matcher.describe()}",
+                message,
                 sub=which,
                 expected=matcher.describe(),
                 observed=observed,
@@ -47,3 +56,21 @@ class Nofile(Check):
                     role="limits", vars={f"limits_nofile_{which}": matcher.expected}
                 ),
             )
+
+
+def configured_nofile(files: dict[str, list[str]], which: str) -> list[tuple[str, int]]:
+    """(path, value) for each nofile limit the limits files set for everyone: pam_limits lines
+    (`* soft nofile N`, `* - nofile N`) and systemd's `DefaultLimitNOFILE=SOFT[:HARD]`."""
+    found = []
+    for path, lines in files.items():
+        for line in lines:
+            fields = line.split()
+            if len(fields) == 4 and fields[0] == "*" and fields[2] == "nofile" \
+                    and fields[1] in (which, "-") and fields[3].isdigit():
+                found.append((path, int(fields[3])))
+            elif line.startswith("DefaultLimitNOFILE="):
+                soft, _, hard = line.partition("=")[2].partition(":")
+                value = hard if which == "hard" and hard else soft
+                if value.strip().isdigit():
+                    found.append((path, int(value)))
+    return found
