@@ -228,3 +228,19 @@ def test_fatal_messages_logged_at_info_are_the_failure(log: str, cause: str) -> 
 def test_other_info_lines_stay_notes() -> None:
     log = "host:1:1 [0] NCCL INFO Failed to open libibverbs.so[.1]\nINFO all done\n"
     assert diagnose_text(log).status is Status.NO_FAILURE
+
+
+def test_an_unknown_exception_before_the_consequences_is_the_unknown_cause() -> None:
+    log = ("[rank0]: ValueError: garbage_collect_threshold is invalid, set it in (0.0, 1.0)\n"
+           "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n")
+    result = diagnose_text(log)
+    assert (result.status, result.root_cause) == (Status.UNKNOWN, "unknown")
+    assert result.first_failure is not None and result.first_failure.line == 1
+    assert result.candidates[0].kind == "consequence"  # still listed, not the answer
+
+
+def test_consequences_alone_still_answer() -> None:
+    log = ("[rank1]:[E ProcessGroupNCCL.cpp:1] [Rank 1] Watchdog caught collective operation "
+           "timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE) ran for 600123 milliseconds before "
+           "timing out.\ntorch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n")
+    assert diagnose_text(log).root_cause == "nccl_timeout_rank_died"

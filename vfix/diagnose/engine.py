@@ -205,6 +205,8 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
         # A failure that only hints explain: the best hint is the answer, except a warning's
         # prediction ("this can cause ...") when the log raised an exception of its own.
         failing = [c for c in candidates if not (lines.raised and _only_warned(c))]
+    if failing and _unexplained_before(failing, candidates, lines):
+        failing = []  # what followed a failure no signature knows: the cause is unknown
     if _fails_between_ranks(failing, lines.failed):
         for chosen in _summary_causes(accumulator):
             candidates = [chosen, *(c for c in candidates if c.root_cause != chosen.root_cause)]
@@ -242,6 +244,19 @@ def _summary_causes(accumulator: nccl.NcclAccumulator) -> list[Candidate]:
     if len(accumulator.versions) > 1:
         found.append(nccl_rules.version_drift_candidate(accumulator.versions))
     return found
+
+
+def _unexplained_before(failing: list[Candidate], candidates: list[Candidate],
+                        lines: suspicious.SuspiciousLines) -> bool:
+    """Only consequences (a dead peer, ChildFailedError, a watchdog) speak, and an exception
+    no candidate cites came before all of them: that exception is the cause, and unknown."""
+    if any(c.kind != "consequence" for c in failing):
+        return False
+    first = lines.first_exception()
+    if first is None:
+        return False
+    cited = {e.line for c in candidates for e in c.evidence}
+    return first.line not in cited and first.line < min(c.evidence[0].line for c in failing)
 
 
 def _fails_between_ranks(failing: list[Candidate], failed: bool) -> bool:

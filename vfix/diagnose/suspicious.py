@@ -116,9 +116,12 @@ class SuspiciousLines:
     def first_failure(self) -> Evidence | None:
         """The earliest exception/crash line, else the earliest suspicious line."""
         items = self._all()
-        strong = [item for item in items if item[0] >= 3]
-        chosen = strong or items
-        return _evidence(chosen[0]) if chosen else None
+        return self.first_exception() or (_evidence(items[0]) if items else None)
+
+    def first_exception(self) -> Evidence | None:
+        """The earliest exception/crash line."""
+        strong = [item for item in self._all() if item[0] >= 3]
+        return _evidence(strong[0]) if strong else None
 
     def top(self) -> tuple[Evidence, ...]:
         ranked = sorted(self._all(), key=lambda item: (-item[0], item[1]))[:_SHOW]
