@@ -18,13 +18,13 @@ class Nofile(Check):
 
     def check_host(self, subject: Subject) -> Iterable[Finding]:
         ulimits = subject.facts.system.ulimits
+        files = subject.facts.system.limits_files
         # What the limits files configure, next to what the login really got.
         configured = [
             Evidence(source=path, lines=[line for line in lines if "nofile" in line.lower()])
-            for path, lines in subject.facts.system.limits_files.items()
+            for path, lines in files.items()
             if any("nofile" in line.lower() for line in lines)
         ]
-        files = subject.facts.system.limits_files
         for which, observed in (("soft", ulimits.nofile_soft), ("hard", ulimits.nofile_hard)):
             matcher = subject.settings.matcher(which, "ge")
             if observed is None or observed < 0 or matcher.test(observed):
