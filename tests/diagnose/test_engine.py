@@ -244,3 +244,23 @@ def test_consequences_alone_still_answer() -> None:
            "timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE) ran for 600123 milliseconds before "
            "timing out.\ntorch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n")
     assert diagnose_text(log).root_cause == "nccl_timeout_rank_died"
+
+
+_PG_WAIT = ("INFO 01-01 00:00:{s:02d} [ray_utils.py:1] Waiting for creating a placement group of "
+            "specs for {s} seconds. specs=[{{'GPU': 1.0}}, {{'GPU': 1.0}}]. Check `ray status` "
+            "to see if you have enough resources.\n")
+
+
+def test_a_log_that_ends_waiting_for_ray_is_stuck_there() -> None:
+    log = "INFO vLLM API server version 0.6.1\n" + _PG_WAIT.format(s=10) + _PG_WAIT.format(s=30)
+    result = diagnose_text(log)
+    assert (result.status, result.root_cause) == (Status.CAUSE_FOUND, "ray_cluster_incomplete")
+
+
+def test_a_wait_for_ray_that_ended_is_a_note() -> None:
+    log = (_PG_WAIT.format(s=10)
+           + "".join(f"INFO 01-01 00:01:{n:02d} [loader.py:1] Loading weights shard {n}\n"
+                     for n in range(6)))
+    result = diagnose_text(log)
+    assert result.status is Status.NO_FAILURE
+    assert result.candidates[0].kind == "hint"

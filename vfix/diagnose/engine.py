@@ -69,6 +69,7 @@ class _Plan:
             self.suspicious_score[slot(keyword)] = score
         for keyword in nccl.KEYWORDS:
             self.feeds_nccl[slot(keyword)] = True
+        self.waiting = frozenset(n for n, s in enumerate(self.signatures) if s.waits)
         self.finder = Keywords(self.keywords, self.folded)
         signal = [n for n, (c, f) in enumerate(zip(self.consumers, self.feeds_nccl, strict=True))
                   if c or f]
@@ -102,7 +103,7 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
     plan = _Plan(signatures) if signatures is not None else _plan()
     scanner = Scanner(plan.finder, (plan.locate_signal, plan.locate_suspicious))
     verdicts = Verdicts(plan, scanner.describe)
-    tally = Tally()
+    tally = Tally(plan.waiting)
     lines = suspicious.SuspiciousLines()
     summary = nccl.NcclAccumulator()
 
@@ -130,7 +131,7 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
         return _unusable(name, "the input is empty")
     if scanner.binary:
         return _unusable(name, "the input is not text (binary data)", scanner)
-    candidates = _rank(plan.signatures, tally.matched, tally.context_seen)
+    candidates = _rank(plan.signatures, tally.matched, tally.context_seen, scanner.lines)
     return _conclude(name, candidates, lines, summary, scanner)
 
 
@@ -157,14 +158,15 @@ def _feed_suspicious(span: Span, verdicts: Verdicts, lines: suspicious.Suspiciou
 
 
 def _rank(signatures: Sequence[Signature], matched: dict[int, Matched],
-          context_seen: set[int]) -> list[Candidate]:
+          context_seen: set[int], total_lines: int) -> list[Candidate]:
     candidates = []
     for number, record in matched.items():
         signature = signatures[number]
         if signature.context and number not in context_seen:
             continue
         kind, confidence = signature.kind, signature.confidence
-        if not (record.failing or signature.fatal):  # only in INFO/WARNING lines: a note
+        stuck = signature.waits and total_lines - record.last_line < stall.TAIL_LINES
+        if not (record.failing or signature.fatal or stuck):  # only in INFO/WARNING lines: a note
             kind, confidence = "hint", round(confidence / 2, 2)
         candidates.append(Candidate(
             layer=signature.layer.value,

@@ -66,6 +66,9 @@ class Signature(_Strict):
     # The message means the run failed even when it is logged at INFO/WARNING level (NCCL logs
     # some fatal checks as INFO); other signatures seen only at those levels are hints.
     fatal: bool = False
+    # The message is repeated while the run waits for something (a Ray placement group): when
+    # the log ends on it, the run is stuck there, a failure even at INFO/WARNING level.
+    waits: bool = False
     match: tuple[Pattern, ...] = Field(min_length=1)
     context: tuple[Pattern, ...] = ()
     explanation: str = Field(min_length=10)

@@ -42,6 +42,7 @@ class Matched:
     count: int = 0
     failing: bool = False  # at least one line not logged at a benign level (INFO/WARNING)
     groups: dict[str, str] = field(default_factory=dict)
+    last_line: int = 0  # kept only for signatures that `wait` (their lines never settle)
 
 
 class _SignatureHit(NamedTuple):
@@ -110,9 +111,10 @@ def derived_groups(match: re.Match[str]) -> dict[str, str]:
 class Tally:
     """Signature matches and context seen in one input."""
 
-    def __init__(self) -> None:
+    def __init__(self, waiting: frozenset[int] = frozenset()) -> None:
         self.matched: dict[int, Matched] = {}
         self.context_seen: set[int] = set()
+        self._waiting = waiting  # signatures whose last line matters
 
     def add(self, line: int, verdict: Verdict) -> None:
         """Counts one line (in order) holding a signature keyword. A line counts once per
@@ -120,6 +122,7 @@ class Tally:
         self.context_seen.update(verdict.contexts)
         for hit in verdict.hits:
             record = self.matched.setdefault(hit.signature, Matched())
+            record.last_line = line
             if record.evidence and record.evidence[-1].line == line:
                 continue  # a line longer than the scanner keeps whole comes in pieces
             record.failing = record.failing or verdict.failing
@@ -139,6 +142,8 @@ class Tally:
         condition, once true, stays true)."""
         for hit in verdict.hits:
             record = self.matched[hit.signature]
+            if hit.signature in self._waiting:
+                return False
             if len(record.evidence) < MAX_EVIDENCE or (verdict.failing and not record.failing):
                 return False
             if hit.groups is not None and not record.groups:
