@@ -264,3 +264,37 @@ def test_a_wait_for_ray_that_ended_is_a_note() -> None:
     result = diagnose_text(log)
     assert result.status is Status.NO_FAILURE
     assert result.candidates[0].kind == "hint"
+
+
+_STOPPED = ("(EngineCore pid=2) INFO 01-01 00:00:10 [core.py:1] [shutdown] EngineCore: trigger "
+            "received signal=SIGTERM\n"
+            "(APIServer pid=1) ERROR 01-01 00:00:10 [async_llm.py:1] vllm.v1.engine.exceptions."
+            "EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the "
+            "root cause.\n")
+
+
+def test_errors_of_a_server_asked_to_stop_are_teardown() -> None:
+    log = "(APIServer pid=1) INFO 01-01 00:00:01 [api_server.py:1] Starting vLLM API server\n"
+    result = diagnose_text(log + _STOPPED)
+    assert (result.status, result.root_cause) == (Status.NO_FAILURE, "none")
+
+
+def test_a_failure_before_the_stop_request_still_counts() -> None:
+    log = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
+    result = diagnose_text(log + _STOPPED)
+    assert (result.status, result.root_cause) == (Status.CAUSE_FOUND, "gpu_oom")
+
+
+_ENGINE_FAILED = ("(APIServer pid=1) RuntimeError: Engine core initialization failed. See root "
+                  "cause above. Failed core proc(s): {}\n")
+
+
+def test_an_engine_core_that_died_without_an_error_was_killed() -> None:
+    log = "(EngineCore pid=2) INFO 01-01 00:00:01 [core.py:1] init engine took 2.65 s\n"
+    result = diagnose_text(log + _ENGINE_FAILED)
+    assert (result.status, result.root_cause) == (Status.CAUSE_FOUND, "host_oom_killed")
+
+
+def test_an_engine_core_error_above_the_report_is_not_a_silent_death() -> None:
+    log = "(EngineCore pid=2) ValueError: garbage_collect_threshold is invalid\n"
+    assert diagnose_text(log + _ENGINE_FAILED).root_cause == "unknown"

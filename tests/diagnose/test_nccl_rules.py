@@ -88,3 +88,26 @@ def test_one_release_or_a_healthy_run_is_no_drift() -> None:
     assert diagnose_text(same).root_cause == "nccl_internal_error"
     ended = DRIFT + "node2:2:3 [0] NCCL INFO comm 0x1 rank 1 nranks 2 - Destroy COMPLETE\n"
     assert diagnose_text(ended).root_cause == "none"
+
+
+def _init_start(host: str, pid: int, rank: int, bus: str, comm: str = "0xaa9b") -> str:
+    return (f"{host}:{pid}:{pid} [0] NCCL INFO ncclCommInitRank comm 0x1 rank {rank} nranks 2 "
+            f"cudaDev 0 nvmlDev 0 busId {bus} commId {comm} - Init START\n")
+
+
+def test_two_ranks_on_one_gpu_are_a_duplicate_assignment() -> None:
+    log = _init_start("pod-0", 42, 0, "100000") + _init_start("pod-0", 43, 1, "100000")
+    result = diagnose_text(log)
+    assert result.root_cause == "duplicate_gpu_assignment"
+    assert [e.line for e in result.candidates[0].evidence] == [1, 2]
+
+
+@pytest.mark.parametrize("second", [
+    _init_start("pod-0", 43, 1, "200000"),  # another GPU
+    _init_start("pod-1", 43, 1, "100000"),  # another host
+    _init_start("pod-0", 43, 1, "100000", comm="0xbeef"),  # another communicator
+    _init_start("pod-0", 42, 0, "100000"),  # the same rank again
+])
+def test_ranks_on_their_own_gpus_are_not_duplicates(second: str) -> None:
+    log = _init_start("pod-0", 42, 0, "100000") + second
+    assert diagnose_text(log).root_cause != "duplicate_gpu_assignment"

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from vfix.diagnose import nccl, nccl_rules, stall, suspicious
+from vfix.diagnose import nccl, nccl_rules, shutdown, silent_death, stall, suspicious
 from vfix.diagnose.model import Candidate, Diagnosis, FixStep, Status
 from vfix.diagnose.scanner import Keywords, Locator, Scanner, Span
 from vfix.diagnose.signatures import Pattern, Signature, load_signatures
@@ -44,6 +44,7 @@ class _Plan:
         self.consumers: list[list[_Consumer]] = []
         self.suspicious_score: list[int] = []
         self.feeds_nccl: list[bool] = []
+        self.marks_stop: list[bool] = []
         self.folded: list[bool] = []
         index: dict[tuple[str, bool], int] = {}
 
@@ -56,6 +57,7 @@ class _Plan:
                 self.consumers.append([])
                 self.suspicious_score.append(0)
                 self.feeds_nccl.append(False)
+                self.marks_stop.append(False)
             return index[key]
 
         for number, signature in enumerate(self.signatures):
@@ -69,10 +71,13 @@ class _Plan:
             self.suspicious_score[slot(keyword)] = score
         for keyword in nccl.KEYWORDS:
             self.feeds_nccl[slot(keyword)] = True
+        for keyword in shutdown.KEYWORDS:
+            self.marks_stop[slot(keyword)] = True
         self.waiting = frozenset(n for n, s in enumerate(self.signatures) if s.waits)
         self.finder = Keywords(self.keywords, self.folded)
-        signal = [n for n, (c, f) in enumerate(zip(self.consumers, self.feeds_nccl, strict=True))
-                  if c or f]
+        signal = [n for n, (c, f, s) in enumerate(zip(self.consumers, self.feeds_nccl,
+                                                      self.marks_stop, strict=True))
+                  if c or f or s]
         self.locate_signal = Locator.for_keywords(
             [self.keywords[n] for n in signal if not self.folded[n]],
             [self.keywords[n] for n in signal if self.folded[n]])
@@ -107,6 +112,7 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
     lines = suspicious.SuspiciousLines()
     summary = nccl.NcclAccumulator()
 
+    stop_line = 0  # where the server was asked to stop (0: never)
     cached = verdicts.cached
     for span in scanner.spans(stream):
         # A line cut in pieces has one number: its later pieces are counted the careful way.
@@ -114,15 +120,17 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
         # The hot loop: every line holding a signature or NCCL keyword.
         for begin, _, raw in span.hit_lines(_SIGNAL):
             verdict = cached(raw) or verdicts.of(raw)
+            if verdict.stops and not stop_line:
+                stop_line = span.line_at(begin)
             if verdict.settled and begin != piece:
                 verdict.repeats += 1
             elif verdict.tallied:
                 tally.add(span.line_at(begin), verdict)
             if (event := verdict.nccl) is not None:
-                # Only a WARN, a stuck progress bar, an interface choice or a version banner
-                # keeps its line number: counting lines for every NCCL INFO line would cost
-                # more than the rest of their handling.
-                numbered = event[0] in ("warn", "waiting", "interfaces", "version")
+                # Only a WARN, a stuck progress bar, an interface choice, a version banner or
+                # a rank's Init START keeps its line number: counting lines for every NCCL
+                # INFO line would cost more than the rest of their handling.
+                numbered = event[0] in ("warn", "waiting", "interfaces", "version", "start")
                 summary.add(span.line_at(begin) if numbered else 0, verdict.text, event)
         _feed_suspicious(span, verdicts, lines)
     verdicts.flush()
@@ -132,7 +140,7 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
     if scanner.binary:
         return _unusable(name, "the input is not text (binary data)", scanner)
     candidates = _rank(plan.signatures, tally.matched, tally.context_seen, scanner.lines)
-    return _conclude(name, candidates, lines, summary, scanner)
+    return _conclude(name, candidates, lines, summary, scanner, stop_line)
 
 
 def _fill(template: str, groups: dict[str, str]) -> str:
@@ -192,7 +200,8 @@ def _rank(signatures: Sequence[Signature], matched: dict[int, Matched],
 
 
 def _conclude(name: str, candidates: list[Candidate], lines: suspicious.SuspiciousLines,
-              accumulator: nccl.NcclAccumulator, scanner: Scanner) -> Diagnosis:
+              accumulator: nccl.NcclAccumulator, scanner: Scanner,
+              stop_line: int = 0) -> Diagnosis:
     summary = accumulator.summary(scanner.last_nccl)
     failing = [c for c in candidates if c.kind != "hint"]
     if not failing and not lines.raised:
@@ -209,11 +218,17 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
         failing = [c for c in candidates if not (lines.raised and _only_warned(c))]
     if failing and _unexplained_before(failing, candidates, lines):
         failing = []  # what followed a failure no signature knows: the cause is unknown
+    elif failing and _died_silently(failing[0], lines):
+        killed = silent_death.killed_candidate(failing[0].evidence[0])
+        candidates, failing = [killed, *candidates], [killed, *failing]
     if _fails_between_ranks(failing, lines.failed):
         for chosen in _summary_causes(accumulator):
             candidates = [chosen, *(c for c in candidates if c.root_cause != chosen.root_cause)]
             failing = [chosen, *(c for c in failing if c.root_cause != chosen.root_cause)]
-    if failing:
+    if stop_line and not _failed_before(stop_line, candidates, lines):
+        failing = []  # only the teardown of a server asked to stop failed: a healthy run
+        status = Status.NO_FAILURE
+    elif failing:
         status = Status.CAUSE_FOUND
     elif lines.failed:
         status = Status.UNKNOWN
@@ -238,6 +253,14 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
     )
 
 
+def _failed_before(line: int, candidates: list[Candidate],
+                   lines: suspicious.SuspiciousLines) -> bool:
+    """Whether a cause, a consequence or a failing line came before `line`."""
+    first = lines.first_failure()
+    return ((first is not None and first.line < line)
+            or any(c.evidence[0].line < line for c in candidates if c.kind != "hint"))
+
+
 def _summary_causes(accumulator: nccl.NcclAccumulator) -> list[Candidate]:
     """Causes read off the NCCL summary, the least likely first (each goes to the top)."""
     found = []
@@ -245,6 +268,8 @@ def _summary_causes(accumulator: nccl.NcclAccumulator) -> list[Candidate]:
         found.append(nccl_rules.interface_candidate(*accumulator.host_only))
     if len(accumulator.versions) > 1:
         found.append(nccl_rules.version_drift_candidate(accumulator.versions))
+    if accumulator.duplicate:
+        found.append(nccl_rules.duplicate_gpu_candidate(*accumulator.duplicate))
     return found
 
 
@@ -259,6 +284,15 @@ def _unexplained_before(failing: list[Candidate], candidates: list[Candidate],
         return False
     cited = {e.line for c in candidates for e in c.evidence}
     return first.line not in cited and first.line < min(c.evidence[0].line for c in failing)
+
+
+def _died_silently(top: Candidate, lines: suspicious.SuspiciousLines) -> bool:
+    """The answer is vLLM's front end reporting its engine core dead, and nothing was raised
+    before that report."""
+    if top.kind != "consequence" or silent_death.MARKER not in top.evidence[0].text:
+        return False
+    first = lines.first_exception()
+    return first is None or first.line >= top.evidence[0].line
 
 
 def _fails_between_ranks(failing: list[Candidate], failed: bool) -> bool:

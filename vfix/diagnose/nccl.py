@@ -44,6 +44,10 @@ _SOCKET_USING = re.compile(r"(?:NET/Socket|Bootstrap) ?: ?Using (.+)$")
 _SOCKET_DEVICE = re.compile(r"(?:\[\d+\])?([\w.-]+:[\w.:%-]+)(?:<\d+>)?")
 _NETWORK = re.compile(r"Using network (\w+)")
 _INIT = re.compile(r"rank (\d+) nranks (\d+).* Init (START|COMPLETE)")
+# Where a rank sits: "host:pid:tid [0] NCCL INFO ncclCommInitRank comm 0x.. rank 1 nranks 2
+# cudaDev 0 nvmlDev 0 busId 100000 commId 0xaa.. - Init START"
+_PLACEMENT = re.compile(
+    r"(?:^|[\s\]])([\w.-]+):\d+:\d+ \[\d+\] NCCL INFO .*\bbusId (\w+) commId (\w+)")
 
 
 def transport_of(via: str) -> str:
@@ -81,7 +85,10 @@ def parse(text: str) -> Event | None:
     if "Destroy COMPLETE" in text:
         return "destroy", None
     if found := _INIT.search(text):
-        return ("start" if found.group(3) == "START" else "complete"), int(found.group(1))
+        if found.group(3) == "COMPLETE":
+            return "complete", int(found.group(1))
+        where = _PLACEMENT.search(text)
+        return "start", (int(found.group(1)), " ".join(where.groups()) if where else None)
     if found := _VERSION.search(text):
         return "version", found.group(1)
     if found := _DRIVER.search(text):
@@ -118,11 +125,14 @@ class NcclAccumulator:
         # The first Bootstrap/NET/Socket line choosing a host-only interface, and those devices.
         self.host_only: tuple[Evidence, tuple[str, ...]] | None = None
         self.versions: dict[str, Evidence] = {}  # each NCCL release ("2.28.9"): its first line
+        # host, GPU bus id and communicator -> the first rank placed there, and its line
+        self.placements: dict[str, tuple[int, Evidence]] = {}
+        self.duplicate: tuple[Evidence, Evidence] | None = None  # two ranks, one GPU
         self.warnings: list[Evidence] = []
 
     def add(self, line: int, text: str, event: Event | None) -> None:
         """Records one line already read by `parse` (a repeated line is parsed once); `line`
-        is only used for "warn", "waiting", "interfaces" and "version" events."""
+        is only used for "warn", "waiting", "interfaces", "version" and "start" events."""
         if event is None:
             return
         kind, value = event
@@ -138,10 +148,15 @@ class NcclAccumulator:
             self.transports[transport] += 1
             if channel in self.channels or len(self.channels) < _MAX_CHANNELS:
                 self.channels.setdefault(channel, set()).add(transport)
-        elif kind in ("start", "complete"):
-            ranks = self.started if kind == "start" else self.completed
-            if len(ranks) < _MAX_RANKS:
-                ranks.add(value)
+        elif kind == "start":
+            rank, where = value
+            if len(self.started) < _MAX_RANKS:
+                self.started.add(rank)
+            if where is not None and self.duplicate is None:
+                self._place(rank, where, Evidence(line, text, line_source(text)))
+        elif kind == "complete":
+            if len(self.completed) < _MAX_RANKS:
+                self.completed.add(value)
         elif kind == "destroy":
             self.destroyed = True
         elif kind == "version":
@@ -162,6 +177,14 @@ class NcclAccumulator:
                 self.host_only = Evidence(line, text, line_source(text)), suspects
         elif kind == "network":
             self.network = value
+
+    def _place(self, rank: int, where: str, evidence: Evidence) -> None:
+        first = self.placements.get(where)
+        if first is None:
+            if len(self.placements) < _MAX_RANKS:
+                self.placements[where] = rank, evidence
+        elif first[0] != rank:
+            self.duplicate = first[1], evidence
 
     def summary(self, last_line: tuple[int, str] | None) -> NcclSummary | None:
         if not self.seen:

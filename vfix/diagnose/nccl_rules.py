@@ -7,7 +7,9 @@
 - NCCL version drift: ranks that load different NCCL releases (one node's wheel or libnccl2
   differs) must not share a communicator; NCCL 2.x refuses or hangs, often with a misleading
   error far from the cause.
-Either is reported first when the run failed or hung between ranks.
+- Two ranks on one GPU: two ranks of one communicator on the same host report the same GPU
+  bus id in their "Init START" lines; NCCL refuses that ("Duplicate GPU detected").
+Each is reported first when the run failed or hung between ranks.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ _HOST_ONLY_NAME = re.compile(
 _LINK_LOCAL = re.compile(r":fe80:|^fe80:", re.IGNORECASE)
 INTERFACE_CONFIDENCE = 0.7
 DRIFT_CONFIDENCE = 0.75
+DUPLICATE_CONFIDENCE = 0.8
 
 
 def host_only(device: str) -> bool:
@@ -66,4 +69,23 @@ def version_drift_candidate(versions: dict[str, Evidence]) -> Candidate:
         signature="nccl-version-drift",
         kind="cause",
         matches=len(versions),
+    )
+
+
+def duplicate_gpu_candidate(first: Evidence, second: Evidence) -> Candidate:
+    return Candidate(
+        layer="visibility",
+        root_cause="duplicate_gpu_assignment",
+        confidence=DUPLICATE_CONFIDENCE,
+        evidence=(first, second),
+        explanation=("Two ranks of one communicator start on the same GPU of the same host (the "
+                     "same busId in their Init START lines): NCCL needs one GPU per rank."),
+        fix=(FixStep("Give every rank its own GPU: set the device from LOCAL_RANK "
+                     "(torch.cuda.set_device), and check CUDA_VISIBLE_DEVICES / the GPUs the "
+                     "container or pod gets per rank.", None),),
+        check_next=("the cudaDev/busId of each rank's Init START line; nvidia-smi -L in each "
+                    "rank's environment",),
+        signature="nccl-duplicate-gpu",
+        kind="cause",
+        matches=2,
     )

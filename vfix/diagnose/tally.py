@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
-from vfix.diagnose import nccl, suspicious
+from vfix.diagnose import nccl, shutdown, suspicious
 from vfix.diagnose.model import Evidence
 from vfix.diagnose.sources import line_source
 
@@ -34,6 +34,8 @@ class Plan(Protocol):
     def suspicious_score(self) -> Sequence[int]: ...
     @property
     def feeds_nccl(self) -> Sequence[bool]: ...
+    @property
+    def marks_stop(self) -> Sequence[bool]: ...
 
 
 @dataclass
@@ -55,17 +57,18 @@ class Verdict:
     """What one distinct line means, worked out once however often the line repeats."""
 
     __slots__ = ("_source", "contexts", "failing", "hits", "nccl", "records", "repeats", "score",
-                 "settled", "tallied", "text")
+                 "settled", "stops", "tallied", "text")
 
     def __init__(self, plan: Plan, text: str, keywords: frozenset[int]) -> None:
         self.text = text
         self.score = 0
-        to_nccl = False
+        to_nccl = to_stop = False
         contexts: list[int] = []
         found: dict[int, list[re.Match[str] | None]] = {}  # signature -> its patterns' matches
         for keyword in keywords:
             self.score = max(self.score, plan.suspicious_score[keyword])
             to_nccl = to_nccl or plan.feeds_nccl[keyword]
+            to_stop = to_stop or plan.marks_stop[keyword]
             for consumer in plan.consumers[keyword]:
                 match = consumer.regex.search(text) if consumer.regex else None
                 if consumer.regex is not None and not match:
@@ -77,6 +80,7 @@ class Verdict:
         self.contexts = tuple(dict.fromkeys(contexts))
         self.hits = tuple(_signature_hit(s, matches) for s, matches in found.items())
         self.nccl = nccl.parse(text) if to_nccl else None
+        self.stops = to_stop and shutdown.requested(text)
         self.failing = bool(self.hits) and not suspicious.is_benign_level(text)
         self.tallied = bool(self.hits or self.contexts)
         self._source: tuple[str | None] | None = None
