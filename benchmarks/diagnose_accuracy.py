@@ -7,6 +7,8 @@ looking at these), fresh/ and round2/ to round8/ (each measured once blind, then
 the two sets kept aside, heldout/ and unseen/ (only their totals are printed unless asked; the
 `kept aside` row adds them up). tests/data/logs/README.md has the history of every number.
 A log labelled `none` is a healthy run: correct when diagnose finds no failure.
+`--corpus tests/data/source-messages` measures the messages the source projects emit, each
+rendered as a short log (tests/data/source-messages/README.md).
 """
 
 from __future__ import annotations
@@ -54,10 +56,11 @@ def main(argv: list[str] | None = None) -> int:
 
     aside = [sum(totals[split][i] for split in KEPT_ASIDE if split in totals) for i in range(3)]
     rows = [*sorted(totals.items()), ("kept aside", aside)]
-    print(f"{'split':<10} {'logs':>5} {'layer':>8} {'root cause':>11}")
+    width = max(len(str(split)) for split, _ in rows)
+    print(f"{'split':<{width}} {'logs':>5} {'layer':>8} {'root cause':>11}")
     for split, (n, layer_ok, cause_ok) in rows:
         if n:
-            print(f"{split:<10} {n:>5} {layer_ok / n:>8.1%} {cause_ok / n:>11.1%}")
+            print(f"{split:<{width}} {n:>5} {layer_ok / n:>8.1%} {cause_ok / n:>11.1%}")
     if misses:
         print("wrong root cause:")
         print("\n".join(misses))

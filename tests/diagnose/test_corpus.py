@@ -38,3 +38,17 @@ def test_dev_logs_are_diagnosed_right() -> None:
     results = diagnose_paths([LOGS / entry["file"] for entry in dev])
     right = sum(r.root_cause == entry["root_cause"] for r, entry in zip(results, dev, strict=True))
     assert right / len(dev) >= 0.95
+
+
+SOURCE_MESSAGES = LOGS.parent / "source-messages"
+
+
+def test_source_message_labels_point_at_real_files_in_the_vocabulary() -> None:
+    labels = yaml.safe_load((SOURCE_MESSAGES / "labels.yaml").read_text())["logs"]
+    assert {e["file"] for e in labels} == {
+        str(p.relative_to(SOURCE_MESSAGES)) for p in SOURCE_MESSAGES.glob("*/*.log")}
+    known_causes = {s.root_cause for s in load_signatures()} | {"none", "unknown"}
+    for entry in labels:
+        assert entry["layer"] in {layer.value for layer in Layer} | {"none"}
+        assert entry["root_cause"] in known_causes, entry
+        assert entry["source"] and entry["why"].startswith("message template: "), entry
