@@ -298,3 +298,9 @@ def test_an_engine_core_that_died_without_an_error_was_killed() -> None:
 def test_an_engine_core_error_above_the_report_is_not_a_silent_death() -> None:
     log = "(EngineCore pid=2) ValueError: garbage_collect_threshold is invalid\n"
     assert diagnose_text(log + _ENGINE_FAILED).root_cause == "unknown"
+
+
+def test_a_ctrl_c_is_not_a_clean_stop() -> None:
+    log = "(APIServer pid=1) INFO 01-01 00:00:01 [api_server.py:1] Starting vLLM API server\n"
+    result = diagnose_text(log + _STOPPED.replace("SIGTERM", "SIGINT"))
+    assert result.status is not Status.NO_FAILURE
