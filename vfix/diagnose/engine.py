@@ -220,11 +220,10 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
         failing = []  # what followed a failure no signature knows: the cause is unknown
     elif failing and _died_silently(failing[0], lines):
         killed = silent_death.killed_candidate(failing[0].evidence[0])
-        candidates, failing = [killed, *candidates], [killed, *failing]
+        candidates, failing = _first(killed, candidates), _first(killed, failing)
     if _fails_between_ranks(failing, lines.failed):
         for chosen in _summary_causes(accumulator):
-            candidates = [chosen, *(c for c in candidates if c.root_cause != chosen.root_cause)]
-            failing = [chosen, *(c for c in failing if c.root_cause != chosen.root_cause)]
+            candidates, failing = _first(chosen, candidates), _first(chosen, failing)
     if stop_line and not _failed_before(stop_line, candidates, lines):
         failing = []  # only the teardown of a server asked to stop failed: a healthy run
         status = Status.NO_FAILURE
@@ -251,6 +250,11 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
         lines=scanner.lines,
         bytes=scanner.bytes,
     )
+
+
+def _first(chosen: Candidate, candidates: list[Candidate]) -> list[Candidate]:
+    """`chosen` at the top, speaking alone for its root cause."""
+    return [chosen, *(c for c in candidates if c.root_cause != chosen.root_cause)]
 
 
 def _failed_before(line: int, candidates: list[Candidate],

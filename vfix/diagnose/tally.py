@@ -44,7 +44,7 @@ class Matched:
     count: int = 0
     failing: bool = False  # at least one line not logged at a benign level (INFO/WARNING)
     groups: dict[str, str] = field(default_factory=dict)
-    last_line: int = 0  # kept only for signatures that `wait` (their lines never settle)
+    last_line: int = 0  # exact only for signatures that `wait` (their lines never settle)
 
 
 class _SignatureHit(NamedTuple):
@@ -145,9 +145,9 @@ class Tally:
         """Whether another copy of the line could change anything but the counts (each
         condition, once true, stays true)."""
         for hit in verdict.hits:
-            record = self.matched[hit.signature]
             if hit.signature in self._waiting:
                 return False
+            record = self.matched[hit.signature]
             if len(record.evidence) < MAX_EVIDENCE or (verdict.failing and not record.failing):
                 return False
             if hit.groups is not None and not record.groups:
