@@ -105,8 +105,12 @@ def test_one_gigabyte_log_streams_in_bounded_memory() -> None:
     assert peak < 64 << 20, f"peak {peak / 2**20:.0f} MiB"
 
 
-def spans_of(data: bytes, keywords: list[str]) -> list[scanner.Span]:
-    scan = exact_scanner(keywords)
+def spans_of(data: bytes, keywords: list[str], folded: int = 0) -> list[scanner.Span]:
+    """Spans of a scanner with two locators of the same keywords (the first `folded` of them
+    folded): locator 0 is searched ahead in the worker thread, locator 1 when asked (in
+    stretches, for the first or last few lines)."""
+    locator = Locator.for_keywords(keywords[folded:], keywords[:folded])
+    scan = Scanner(Keywords(keywords, [False] * len(keywords)), [locator, locator])
     return list(scan.spans(io.BytesIO(data)))
 
 
@@ -121,15 +125,16 @@ KEYWORDS = [f"kw{n:02d}x" for n in range(23)] + ["ERROR", "NCCL WARN", "WARN Err
 
 
 @pytest.mark.parametrize("few", [False, True])
-@pytest.mark.parametrize("group", [2, 5, 40])
+@pytest.mark.parametrize("locator", [0, 1])
+@pytest.mark.parametrize("folded", [0, 12])
 def test_locator_finds_every_line_that_holds_a_keyword(monkeypatch: pytest.MonkeyPatch,
-                                                       group: int, few: bool) -> None:
-    monkeypatch.setattr(scanner.Locator, "GROUP", group)
-    monkeypatch.setattr(scanner, "CHUNK_BYTES", 4096)
+                                                       folded: int, locator: int,
+                                                       few: bool) -> None:
+    monkeypatch.setattr(scanner, "CHUNK_BYTES", 4096)  # many spans, searched ahead in turn
     monkeypatch.setattr(scanner.Span, "WINDOW", 100)  # `few`: searched in many stretches
     data = random_log(1, KEYWORDS, 3000)
-    found = [(span.line_at(begin), raw) for span in spans_of(data, KEYWORDS)
-             for begin, _, raw in span.hit_lines(few=few)]
+    found = [(span.line_at(begin), raw) for span in spans_of(data, KEYWORDS, folded)
+             for begin, _, raw in span.hit_lines(locator, few=few)]
     expected = [(n, line) for n, line in enumerate(data.split(b"\n")[:-1], start=1)
                 if any(k.encode() in line for k in KEYWORDS)]
     assert found == expected
@@ -143,12 +148,12 @@ def test_last_hit_lines_are_the_end_of_hit_lines(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(scanner.Span, "WINDOW", window)
     data = random_log(2, KEYWORDS, 2000)
     (span,) = spans_of(data, KEYWORDS)
-    forward = [(span.line_at(begin), end, raw) for begin, end, raw in span.hit_lines()]
+    forward = [(span.line_at(begin), end, raw) for begin, end, raw in span.hit_lines(1)]
     after = forward[len(forward) // 2][1]  # lines after the middle one only
     (fresh,) = spans_of(data, KEYWORDS)
     for tested in (fresh, span):  # searched from the end, or from matches already found
-        assert tested.last_hit_lines(0, count) == forward[-count:]
-        assert tested.last_hit_lines(0, count, after) == forward[len(forward) // 2 + 1 :][-count:]
+        assert tested.last_hit_lines(1, count) == forward[-count:]
+        assert tested.last_hit_lines(1, count, after) == forward[len(forward) // 2 + 1 :][-count:]
 
 
 def test_describe_gives_every_keyword_of_a_line() -> None:

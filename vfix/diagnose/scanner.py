@@ -1,8 +1,9 @@
 """Streams a log in newline-aligned chunks and yields only the lines that contain a keyword.
 
 Speed comes from multi-keyword (Aho-Corasick) passes per chunk in native code: `Locator`s
-find which lines hold a keyword (SIMD-prefiltered, groups of 40 keywords), then Python touches
-only those lines, and `describe` finds every keyword of a line it has not seen before.
+find which lines hold a keyword (the next chunk's search runs in a worker thread while Python
+handles this one), then Python touches only those lines, and `describe` finds every keyword of
+a line it has not seen before.
 Memory is bounded by the chunk size whatever the log's size.
 Lines are cleaned (CRLF, ANSI colour codes, control bytes, invalid UTF-8) before any regex.
 """
@@ -10,7 +11,9 @@ Lines are cleaned (CRLF, ANSI colour codes, control bytes, invalid UTF-8) before
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import BinaryIO
@@ -91,45 +94,62 @@ class Keywords:
 
 
 class Locator:
-    """Finds *which lines* hold a keyword (not every keyword in them), as fast as possible:
-    leftmost-first matchers of at most GROUP keywords each, which use SIMD prefilters
-    (several times faster than one DFA of hundreds of keywords); their matches are merged.
-    Keyword ids in the matches found are not meaningful: `Scanner.describe` tells those."""
+    """Finds *which lines* hold a keyword (not every keyword in them): one leftmost-first
+    DFA for the keywords matched as written and one for the folded ones, run on the
+    lower-cased text; their matches are merged. (Groups of a few dozen keywords with SIMD
+    prefilters were as fast run alone, slower run beside the Python loop: each of their
+    calls takes the GIL back.) Keyword ids in the matches are not meaningful:
+    `Scanner.describe` tells those."""
 
-    GROUP = 40
-
-    def __init__(self, automata: Sequence[BytesAhoCorasick],
-                 folded: Sequence[BytesAhoCorasick] = ()) -> None:
-        self._automata = tuple(automata)
-        self._folded = tuple(folded)  # lower-cased keywords, run on the lower-cased text
-        self.folded = bool(self._folded)
+    def __init__(self, exact: BytesAhoCorasick | None,
+                 folded: BytesAhoCorasick | None = None) -> None:
+        self._exact, self._folded = exact, folded
+        self.folded = folded is not None
 
     @classmethod
     def for_keywords(cls, keywords: Sequence[str], folded: Sequence[str] = ()) -> Locator:
-        return cls(cls._groups(keywords), cls._groups([k.lower() for k in folded]))
+        return cls(cls._automaton(keywords), cls._automaton([k.lower() for k in folded]))
 
-    @classmethod
-    def _groups(cls, keywords: Sequence[str]) -> list[BytesAhoCorasick]:
-        encoded = list(dict.fromkeys(k.encode() for k in keywords))
-        size = -(-len(encoded) // max(1, -(-len(encoded) // cls.GROUP)))  # even groups
-        return [BytesAhoCorasick(encoded[i : i + size], implementation=Implementation.DFA,
-                                 matchkind=MatchKind.LeftmostFirst)
-                for i in range(0, len(encoded), size or 1)]
+    @staticmethod
+    def _automaton(keywords: Sequence[str]) -> BytesAhoCorasick | None:
+        if not keywords:
+            return None
+        return BytesAhoCorasick(list(dict.fromkeys(k.encode() for k in keywords)),
+                                implementation=Implementation.DFA,
+                                matchkind=MatchKind.LeftmostFirst)
 
     def find(self, data: memoryview,
              lowered: memoryview | None = None) -> list[tuple[int, int, int]]:
         """(keyword, start, end) of matches, ordered by start; at least one in each line
         holding a keyword (a match never spans lines). `lowered`: `data` lower-cased, for
         the folded keywords."""
-        runs = [(automaton, data) for automaton in self._automata]
-        runs += [(automaton, data if lowered is None else lowered) for automaton in self._folded]
-        if len(runs) == 1:
-            return runs[0][0].find_matches_as_indexes(runs[0][1])
-        matches: list[tuple[int, int, int]] = []
-        for automaton, text in runs:
-            matches += automaton.find_matches_as_indexes(text)
-        matches.sort(key=_START)  # merges sorted runs: fast
+        exact = self._exact.find_matches_as_indexes(data) if self._exact else []
+        if self._folded is None:
+            return exact
+        folded = self._folded.find_matches_as_indexes(data if lowered is None else lowered)
+        if not exact:
+            return folded
+        matches = exact + folded
+        matches.sort(key=_START)  # merges two sorted runs: fast
         return matches
+
+
+Piece = tuple[bytes, int, int, bool]  # buffer, start, end, continued (see `Span`)
+# A whole span searched by one locator: the lower-cased buffer (or None) and the matches.
+Searched = tuple[memoryview | None, list[tuple[int, int, int]]]
+
+
+def lower(buf: bytes) -> memoryview:
+    """Lower-casing keeps every offset (ASCII only): ~4 ms per 8 MiB block."""
+    return memoryview(buf.lower())
+
+
+def search(locator: Locator, buf: bytes, start: int, end: int) -> Searched:
+    """What `Span.matches` finds for `locator` in buf[start:end], computed apart from a Span
+    (the scanner runs it ahead, in another thread)."""
+    lowered = lower(buf) if locator.folded else None
+    return lowered, locator.find(memoryview(buf)[start:end],
+                                 None if lowered is None else lowered[start:end])
 
 
 class Span:
@@ -141,12 +161,16 @@ class Span:
     WINDOW = 64 << 10  # the first stretch searched for a few lines, doubled as needed
 
     def __init__(self, buf: bytes, start: int, end: int, base_line: int, continued: bool,
-                 locators: Sequence[Locator], newlines: int | None = None) -> None:
+                 locators: Sequence[Locator], newlines: int | None = None,
+                 searched: Searched | None = None) -> None:
+        """`searched`: what `search` found for the first locator, when it ran ahead."""
         self.buf, self.start, self.end = buf, start, end
         self.base_line, self.continued = base_line, continued
         self._locators = tuple(locators)
         self._matches: list[list[tuple[int, int, int]] | None] = [None] * len(self._locators)
         self._lowered: memoryview | None = None
+        if searched is not None:
+            self._lowered, self._matches[0] = searched
         self._newlines = newlines
         self._counted, self._line = start, base_line
         self._top, self._top_line = start, base_line  # the furthest offset counted to
@@ -163,8 +187,7 @@ class Span:
         lowered = None
         if finder.folded:
             if self._lowered is None:
-                # Lower-casing keeps every offset (ASCII only): ~4 ms per 8 MiB block.
-                self._lowered = memoryview(self.buf.lower())
+                self._lowered = lower(self.buf)
             lowered = self._lowered[start:end]
         return finder.find(memoryview(self.buf)[start:end], lowered)
 
@@ -303,19 +326,25 @@ class Scanner:
                 yield Hit(span.line_at(begin), text, keywords)
 
     def spans(self, stream: BinaryIO) -> Iterator[Span]:
-        """The input in spans of whole lines, each with where its keywords are."""
-        for buf, start, end, continued in self._spans(stream):
-            if not self.head:
-                self.head = buf[start : start + _HEAD_BYTES]
-                self.binary = looks_binary(self.head)
-                if self.binary:
-                    self.bytes = end - start
-                    return
-            span = Span(buf, start, end, self.lines, continued, self._locators)
-            yield span
-            self._note_last_nccl(span)
-            self.lines += span.newlines
-            self.bytes += end - start
+        """The input in spans of whole lines, each with where its keywords are.
+
+        The first locator searches the next span in a worker thread while the caller handles
+        this one: the native search releases the GIL, so a second core halves the wait on a
+        log dense with keywords. Two blocks are held at a time: memory stays bounded."""
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            for (buf, start, end, continued), searched in self._searched_ahead(stream, pool):
+                if not self.head:
+                    self.head = buf[start : start + _HEAD_BYTES]
+                    self.binary = looks_binary(self.head)
+                    if self.binary:
+                        self.bytes = end - start
+                        return
+                span = Span(buf, start, end, self.lines, continued, self._locators,
+                            searched=searched)
+                yield span
+                self._note_last_nccl(span)
+                self.lines += span.newlines
+                self.bytes += end - start
         if self.bytes and not self._ended_with_newline:
             self.lines += 1
 
@@ -330,7 +359,22 @@ class Scanner:
         first_hit = matches[0][1] if matches else 0
         return self._text(raw, 0, len(raw), first_hit), frozenset(keywords)
 
-    def _spans(self, stream: BinaryIO) -> Iterator[tuple[bytes, int, int, bool]]:
+    def _searched_ahead(self, stream: BinaryIO, pool: ThreadPoolExecutor
+                        ) -> Iterator[tuple[Piece, Searched]]:
+        """Each piece with its first locator's matches, the searches of the next two pieces
+        started in `pool` before this one is handed over (a block gives a large piece and
+        the small one of the line it shares with the next block: two keep the worker busy)."""
+        ahead: deque[tuple[Piece, Future[Searched]]] = deque()
+        for piece in self._spans(stream):
+            buf, start, end, _ = piece
+            ahead.append((piece, pool.submit(search, self._locators[0], buf, start, end)))
+            if len(ahead) > 2:
+                piece, searching = ahead.popleft()
+                yield piece, searching.result()
+        for piece, searching in ahead:
+            yield piece, searching.result()
+
+    def _spans(self, stream: BinaryIO) -> Iterator[Piece]:
         """(buffer, start, end, continued) spans of whole lines, without copying the blocks
         read; `continued`: the span starts inside a line cut for being absurdly long."""
         carry = b""
