@@ -328,9 +328,10 @@ class Scanner:
     def spans(self, stream: BinaryIO) -> Iterator[Span]:
         """The input in spans of whole lines, each with where its keywords are.
 
-        The first locator searches the next span in a worker thread while the caller handles
-        this one: the native search releases the GIL, so a second core halves the wait on a
-        log dense with keywords. Two blocks are held at a time: memory stays bounded."""
+        The first locator searches the next spans in a worker thread while the caller handles
+        this one: the native search releases the GIL, so a second core shortens the wait on a
+        log dense with keywords. At most three spans (each with its lower-cased copy) are held
+        at a time: memory stays bounded (about 50 MiB)."""
         with ThreadPoolExecutor(max_workers=1) as pool:
             for (buf, start, end, continued), searched in self._searched_ahead(stream, pool):
                 if not self.head:
