@@ -21,8 +21,9 @@ def test_labels_point_at_real_files_with_sources() -> None:
     for entry in LABELS:
         assert entry["layer"] in {layer.value for layer in Layer} | {"none"}
         assert entry["root_cause"] in known_causes, entry
-        assert entry["source"].startswith(("https://github.com/", "vfix shared fixture",
-                                            "vfix H200 capture"))
+        # a public thread or page (GitHub issues, a few blog posts), or a capture of our own
+        assert entry["source"].startswith(("https://", "vfix shared fixture",
+                                            "vfix H200 capture")), entry
 
 
 def test_corpus_size_and_spread() -> None:
