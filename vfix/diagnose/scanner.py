@@ -333,13 +333,8 @@ class Scanner:
         log dense with keywords. At most three spans (each with its lower-cased copy) are held
         at a time: memory stays bounded (about 50 MiB)."""
         with ThreadPoolExecutor(max_workers=1) as pool:
-            for (buf, start, end, continued), searched in self._searched_ahead(stream, pool):
-                if not self.head:
-                    self.head = buf[start : start + _HEAD_BYTES]
-                    self.binary = looks_binary(self.head)
-                    if self.binary:
-                        self.bytes = end - start
-                        return
+            pieces = self._text_pieces(stream)
+            for (buf, start, end, continued), searched in self._searched_ahead(pieces, pool):
                 span = Span(buf, start, end, self.lines, continued, self._locators,
                             searched=searched)
                 yield span
@@ -360,13 +355,25 @@ class Scanner:
         first_hit = matches[0][1] if matches else 0
         return self._text(raw, 0, len(raw), first_hit), frozenset(keywords)
 
-    def _searched_ahead(self, stream: BinaryIO, pool: ThreadPoolExecutor
+    def _text_pieces(self, stream: BinaryIO) -> Iterator[Piece]:
+        """`_spans`, stopped after the first piece when the input is binary (judged on its
+        head), before any search of it is started."""
+        for buf, start, end, continued in self._spans(stream):
+            if not self.head:
+                self.head = buf[start : start + _HEAD_BYTES]
+                self.binary = looks_binary(self.head)
+                if self.binary:
+                    self.bytes = end - start
+                    return
+            yield buf, start, end, continued
+
+    def _searched_ahead(self, pieces: Iterator[Piece], pool: ThreadPoolExecutor
                         ) -> Iterator[tuple[Piece, Searched]]:
         """Each piece with its first locator's matches, the searches of the next two pieces
         started in `pool` before this one is handed over (a block gives a large piece and
         the small one of the line it shares with the next block: two keep the worker busy)."""
         ahead: deque[tuple[Piece, Future[Searched]]] = deque()
-        for piece in self._spans(stream):
+        for piece in pieces:
             buf, start, end, _ = piece
             ahead.append((piece, pool.submit(search, self._locators[0], buf, start, end)))
             if len(ahead) > 2:
