@@ -70,7 +70,7 @@ def test_warning_level_lines_do_not_make_a_failure() -> None:
            " limit errors like `OSError: [Errno 24] Too many open files`.\n")
     result = diagnose_text(log)
     assert result.status is Status.NO_FAILURE
-    assert result.candidates[0].kind == "hint"
+    assert not result.candidates  # a prediction ("can cause"), not a report of the fd limit
 
 
 def test_hint_explains_a_failure_when_nothing_else_does() -> None:
@@ -85,16 +85,16 @@ def test_hint_explains_a_failure_when_nothing_else_does() -> None:
 
 
 def test_a_warning_does_not_explain_an_exception_of_its_own() -> None:
-    log = ("WARNING 01-01 10:00:00 [system_utils.py:1] Found ulimit of 1024. This can cause fd"
-           " limit errors like `OSError: [Errno 24] Too many open files`.\n"
+    log = ("WARNING 01-01 10:00:00 [worker.py:1] model weights take 5.20GiB; the rest of the memory"
+           " reserved for KV Cache is -1.05GiB.\n"
            "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\n"
            "RuntimeError: something else went wrong\n")
     result = diagnose_text(log)
     assert result.status is Status.UNKNOWN
-    assert result.candidates[0].root_cause == "fd_limit_too_low"  # still shown, as a note
+    assert result.candidates[0].root_cause == "kv_cache_insufficient"  # still shown, as a note
     # an ERROR line without an exception of its own: the warning may still be why
     result = diagnose_text(log.split("Traceback")[0] + "ERROR 01-01 10:00:01 [x.py:1] failed\n")
-    assert result.root_cause == "fd_limit_too_low"
+    assert result.root_cause == "kv_cache_insufficient"
 
 
 def test_unknown_failure_lists_the_most_suspicious_lines() -> None:
@@ -300,7 +300,37 @@ def test_an_engine_core_error_above_the_report_is_not_a_silent_death() -> None:
     assert diagnose_text(log + _ENGINE_FAILED).root_cause == "unknown"
 
 
-def test_a_ctrl_c_is_not_a_clean_stop() -> None:
+def test_a_ctrl_c_before_the_server_was_ready_is_not_a_clean_stop() -> None:
     log = "(APIServer pid=1) INFO 01-01 00:00:01 [api_server.py:1] Starting vLLM API server\n"
     result = diagnose_text(log + _STOPPED.replace("SIGTERM", "SIGINT"))
-    assert result.status is not Status.NO_FAILURE
+    assert result.status is Status.UNKNOWN
+
+
+_READY = "(APIServer pid=1) INFO:     Application startup complete.\n"
+
+
+def test_a_ctrl_c_after_the_server_was_ready_is_a_clean_stop() -> None:
+    log = "(APIServer pid=1) INFO 01-01 00:00:01 [api_server.py:1] Starting vLLM API server\n"
+    result = diagnose_text(log + _READY + _STOPPED.replace("SIGTERM", "SIGINT"))
+    assert (result.status, result.root_cause) == (Status.NO_FAILURE, "none")
+
+
+_RETRYING = ("[W1203 14:40:46.328611839 TCPStore.cpp:340] [c10d] TCP client failed to "
+             "connect/validate to host 127.0.0.1:29662 - retrying (try=0, timeout=600000ms, "
+             "delay=42557ms): Interrupted system call\n")
+
+
+def test_a_hang_ended_with_ctrl_c_is_explained_by_what_came_before_the_interrupt() -> None:
+    interrupted = ("(EngineCore pid=2) Traceback (most recent call last):\n"
+                   "(EngineCore pid=2) KeyboardInterrupt\n")
+    result = diagnose_text(_RETRYING + interrupted + _ENGINE_FAILED)
+    assert (result.status, result.root_cause) == (Status.CAUSE_FOUND, "rendezvous_unreachable")
+    assert result.candidates[0].evidence[0].line == 1
+
+
+def test_a_backtrace_printed_under_a_warning_is_not_a_failure() -> None:
+    frames = ("Exception raised from delay at /pytorch/torch/csrc/distributed/c10d/socket.cpp:113 "
+              "(most recent call first):\n"
+              "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x9d (0x7f88 in "
+              "libc10.so)\n")
+    assert diagnose_text(_READY + frames).status is Status.NO_FAILURE

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from vfix.diagnose import nccl, nccl_rules, shutdown, silent_death, stall, suspicious
-from vfix.diagnose.model import Candidate, Diagnosis, FixStep, Status
+from vfix.diagnose.model import Candidate, Diagnosis, FixStep, NcclSummary, Status
 from vfix.diagnose.scanner import Keywords, Locator, Scanner, Span
 from vfix.diagnose.signatures import Pattern, Signature, load_signatures
 from vfix.diagnose.tally import Matched, Tally, Verdicts
@@ -112,7 +112,7 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
     lines = suspicious.SuspiciousLines()
     summary = nccl.NcclAccumulator()
 
-    stop_line = 0  # where the server was asked to stop (0: never)
+    lifecycle = shutdown.Lifecycle()
     cached = verdicts.cached
     for span in scanner.spans(stream):
         # A line cut in pieces has one number: its later pieces are counted the careful way.
@@ -120,8 +120,8 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
         # The hot loop: every line holding a signature or NCCL keyword.
         for begin, _, raw in span.hit_lines(_SIGNAL):
             verdict = cached(raw) or verdicts.of(raw)
-            if verdict.stops and not stop_line:
-                stop_line = span.line_at(begin)
+            if verdict.stops is not None and verdict.stops not in lifecycle.first:
+                lifecycle.add(span.line_at(begin), verdict.stops)
             if verdict.settled and begin != piece:
                 verdict.repeats += 1
             elif verdict.tallied:
@@ -140,7 +140,7 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
     if scanner.binary:
         return _unusable(name, "the input is not text (binary data)", scanner)
     candidates = _rank(plan.signatures, tally.matched, tally.context_seen, scanner.lines)
-    return _conclude(name, candidates, lines, summary, scanner, stop_line)
+    return _conclude(name, candidates, lines, summary, scanner, lifecycle)
 
 
 def _fill(template: str, groups: dict[str, str]) -> str:
@@ -201,8 +201,43 @@ def _rank(signatures: Sequence[Signature], matched: dict[int, Matched],
 
 def _conclude(name: str, candidates: list[Candidate], lines: suspicious.SuspiciousLines,
               accumulator: nccl.NcclAccumulator, scanner: Scanner,
-              stop_line: int = 0) -> Diagnosis:
+              lifecycle: shutdown.Lifecycle) -> Diagnosis:
     summary = accumulator.summary(scanner.last_nccl)
+    hung = lifecycle.hung_until()
+    if hung and not any(c.evidence[0].line < hung for c in candidates if c.kind != "hint"):
+        # Ctrl-C ended a run that never became ready and had not failed: it hung. Only what
+        # it printed before the interrupt can say why, not what the interrupt broke (the
+        # KeyboardInterrupt tracebacks).
+        failing = [c for c in candidates if c.evidence[0].line < hung]
+        candidates = [*failing, *(c for c in candidates if c not in failing)]
+        status = Status.CAUSE_FOUND if failing else Status.UNKNOWN
+    else:
+        candidates, failing, status = _judge(candidates, lines, accumulator, summary, scanner,
+                                             lifecycle.stopped_healthy_at())
+    causes = [c for c in candidates if c.kind == "cause"]
+    first = min((c.evidence[0] for c in causes), key=lambda e: e.line, default=None)
+    first = first or lines.first_failure()
+    top = failing[0] if failing else None
+    root_cause = top.root_cause if top else ("unknown" if status is Status.UNKNOWN else "none")
+    return Diagnosis(
+        input=name,
+        status=status,
+        root_cause=root_cause,
+        layer=top.layer if top else None,
+        candidates=tuple(candidates),
+        first_failure=first,
+        suspicious=lines.top() if status is not Status.CAUSE_FOUND else lines.top()[:3],
+        nccl=summary,
+        lines=scanner.lines,
+        bytes=scanner.bytes,
+    )
+
+
+def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
+           accumulator: nccl.NcclAccumulator, summary: NcclSummary | None, scanner: Scanner,
+           stop_line: int) -> tuple[list[Candidate], list[Candidate], Status]:
+    """The failing candidates, best first, and the status of a run that did not hang until
+    someone pressed Ctrl-C."""
     failing = [c for c in candidates if c.kind != "hint"]
     if not failing and not lines.raised:
         # Nothing failed but NCCL's output stops at the end: a hang, which notes (an NCCL
@@ -225,31 +260,10 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
         for chosen in _summary_causes(accumulator):
             candidates, failing = _first(chosen, candidates), _first(chosen, failing)
     if stop_line and not _failed_before(stop_line, candidates, lines):
-        failing = []  # only the teardown of a server asked to stop failed: a healthy run
-        status = Status.NO_FAILURE
-    elif failing:
-        status = Status.CAUSE_FOUND
-    elif lines.failed:
-        status = Status.UNKNOWN
-    else:
-        status = Status.NO_FAILURE
-    causes = [c for c in candidates if c.kind == "cause"]
-    first = min((c.evidence[0] for c in causes), key=lambda e: e.line, default=None)
-    first = first or lines.first_failure()
-    top = failing[0] if failing else None
-    root_cause = top.root_cause if top else ("unknown" if status is Status.UNKNOWN else "none")
-    return Diagnosis(
-        input=name,
-        status=status,
-        root_cause=root_cause,
-        layer=top.layer if top else None,
-        candidates=tuple(candidates),
-        first_failure=first,
-        suspicious=lines.top() if status is not Status.CAUSE_FOUND else lines.top()[:3],
-        nccl=summary,
-        lines=scanner.lines,
-        bytes=scanner.bytes,
-    )
+        return candidates, [], Status.NO_FAILURE  # only the teardown of a stopped server failed
+    if failing:
+        return candidates, failing, Status.CAUSE_FOUND
+    return candidates, failing, Status.UNKNOWN if lines.failed else Status.NO_FAILURE
 
 
 def _first(chosen: Candidate, candidates: list[Candidate]) -> list[Candidate]:

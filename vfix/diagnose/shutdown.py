@@ -1,19 +1,61 @@
-"""A server stopped with SIGTERM: errors its teardown prints are not a failure.
+"""A server's life in its log: ready to serve, asked to stop (SIGTERM), interrupted (SIGINT).
 
-vLLM 0.26 logs "EngineDeadError" while it shuts down on SIGTERM; a log whose first failing
-line comes after the stop request is a healthy run that was stopped. Only SIGTERM counts (what
-orchestrators send to stop a service): a Ctrl-C (SIGINT) is how people end a hung run.
+Errors a server prints while it is being stopped are not a failure: vLLM 0.26 logs
+EngineDeadError while it shuts down. A log whose first failing line comes after a SIGTERM is a
+healthy run that was stopped (what orchestrators send to stop a service), and so is one
+interrupted with Ctrl-C after the server said it was ready. A Ctrl-C before that is how people
+end a run that hung: the run failed, and what it printed before the interrupt says why.
 """
 
 from __future__ import annotations
 
 import re
-
-# Lines that may request a stop; the scanner only hands over lines holding one of these.
-KEYWORDS = ("received signal=SIGTERM",)
-# vLLM V1: "[shutdown] EngineCore: trigger received signal=SIGTERM"
-_REQUESTED = re.compile(r"received signal=SIGTERM\b")
+from enum import Enum
 
 
-def requested(text: str) -> bool:
-    return _REQUESTED.search(text) is not None
+class Event(Enum):
+    READY = "ready"
+    STOP = "stop"
+    INTERRUPT = "interrupt"
+
+
+# Lines that may mark an event; the scanner only hands over lines holding one of these.
+KEYWORDS = ("received signal=SIGTERM", "received signal=SIGINT", "KeyboardInterrupt",
+            "Application startup complete")
+# vLLM V1: "[shutdown] EngineCore: trigger received signal=SIGTERM" (a process still starting
+# up raises KeyboardInterrupt instead); uvicorn (vLLM's API server): "INFO:     Application
+# startup complete."
+_EVENTS = (
+    (re.compile(r"received signal=SIGTERM\b"), Event.STOP),
+    (re.compile(r"received signal=SIGINT\b|\bKeyboardInterrupt\b"), Event.INTERRUPT),
+    (re.compile(r"\bINFO:\s+Application startup complete\b"), Event.READY),
+)
+
+
+def event(text: str) -> Event | None:
+    return next((kind for pattern, kind in _EVENTS if pattern.search(text)), None)
+
+
+class Lifecycle:
+    """The first line of each event in one input (0: never)."""
+
+    def __init__(self) -> None:
+        self.first: dict[Event, int] = {}
+
+    def add(self, line: int, kind: Event) -> None:
+        self.first.setdefault(kind, line)
+
+    def stopped_healthy_at(self) -> int:
+        """Where a healthy run was stopped: a SIGTERM, or a SIGINT after the server was ready."""
+        stop = self.first.get(Event.STOP, 0)
+        interrupt = self.first.get(Event.INTERRUPT, 0)
+        ready = self.first.get(Event.READY, 0)
+        if interrupt and ready and ready < interrupt:
+            stop = min(stop, interrupt) if stop else interrupt
+        return stop
+
+    def hung_until(self) -> int:
+        """Where a run that never became ready was interrupted with Ctrl-C (0: it was not)."""
+        interrupt = self.first.get(Event.INTERRUPT, 0)
+        ready = self.first.get(Event.READY, 0)
+        return interrupt if interrupt and not (ready and ready < interrupt) else 0

@@ -51,6 +51,10 @@ _BENIGN_LEVEL = re.compile(_level("INFO|WARNING|DEBUG", "IWD") + r"|\bNCCL INFO\
 # WARNING level only: vLLM's warnings predict ("This can cause ...") rather than report.
 _WARNING_LEVEL = re.compile(_level("WARNING", "W"))
 
+# c10's "frame #3: c10d::TCPStore::check(...) + 0x273 (... libtorch_cpu.so)": a warning prints
+# these too ("Exception raised from ... (most recent call first):" under a [W] line).
+_BACKTRACE_FRAME = re.compile(r"(?:\[rank\d+\]:)?\s*frame #\d+: ")
+
 _KEEP = 20
 _TAIL_RAW = 200  # unjudged recent lines; judged (regexes) only at the end, to stay fast
 _SHOW = 8
@@ -65,8 +69,9 @@ def is_benign_level(text: str) -> bool:
 
 
 def _judge(line: int, text: str, score: int) -> tuple[int, int, str] | None:
-    """(score, line, text) for a failing line; None for one logged at a benign level."""
-    if is_benign_level(text) and "NCCL WARN" not in text:
+    """(score, line, text) for a failing line; None for one logged at a benign level or a
+    frame of a C++ backtrace (its header line, a warning or an error, decides)."""
+    if (is_benign_level(text) and "NCCL WARN" not in text) or _BACKTRACE_FRAME.match(text):
         return None
     if _EXCEPTION_LINE.search(text):
         score = max(score, 3)

@@ -80,7 +80,7 @@ class Verdict:
         self.contexts = tuple(dict.fromkeys(contexts))
         self.hits = tuple(_signature_hit(s, matches) for s, matches in found.items())
         self.nccl = nccl.parse(text) if to_nccl else None
-        self.stops = to_stop and shutdown.requested(text)
+        self.stops = shutdown.event(text) if to_stop else None
         self.failing = bool(self.hits) and not suspicious.is_benign_level(text)
         self.tallied = bool(self.hits or self.contexts)
         self._source: tuple[str | None] | None = None
