@@ -19,6 +19,9 @@ KEYWORDS: dict[str, int] = {
     "Exception: ": 3,
     "Error(": 2,
     "ERROR": 2,
+    "level=error": 2,  # logfmt (Go services: ollama, the k8s device plugin, containerd)
+    "level=ERROR": 2,
+    "level=fatal": 2,
     "CRITICAL": 2,
     "NCCL WARN": 2,
     "Segmentation fault": 3,
