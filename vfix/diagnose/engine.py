@@ -44,7 +44,7 @@ class _Plan:
         self.consumers: list[list[_Consumer]] = []
         self.suspicious_score: list[int] = []
         self.feeds_nccl: list[bool] = []
-        self.marks_stop: list[bool] = []
+        self.marks_event: list[bool] = []
         self.folded: list[bool] = []
         index: dict[tuple[str, bool], int] = {}
 
@@ -57,7 +57,7 @@ class _Plan:
                 self.consumers.append([])
                 self.suspicious_score.append(0)
                 self.feeds_nccl.append(False)
-                self.marks_stop.append(False)
+                self.marks_event.append(False)
             return index[key]
 
         for number, signature in enumerate(self.signatures):
@@ -72,11 +72,11 @@ class _Plan:
         for keyword in nccl.KEYWORDS:
             self.feeds_nccl[slot(keyword)] = True
         for keyword in shutdown.KEYWORDS:
-            self.marks_stop[slot(keyword)] = True
+            self.marks_event[slot(keyword)] = True
         self.waiting = frozenset(n for n, s in enumerate(self.signatures) if s.waits)
         self.finder = Keywords(self.keywords, self.folded)
         signal = [n for n, (c, f, s) in enumerate(zip(self.consumers, self.feeds_nccl,
-                                                      self.marks_stop, strict=True))
+                                                      self.marks_event, strict=True))
                   if c or f or s]
         self.locate_signal = Locator.for_keywords(
             [self.keywords[n] for n in signal if not self.folded[n]],
@@ -120,8 +120,8 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
         # The hot loop: every line holding a signature or NCCL keyword.
         for begin, _, raw in span.hit_lines(_SIGNAL):
             verdict = cached(raw) or verdicts.of(raw)
-            if verdict.stops is not None and verdict.stops not in lifecycle.first:
-                lifecycle.add(span.line_at(begin), verdict.stops)
+            if verdict.event is not None and verdict.event not in lifecycle.first:
+                lifecycle.first[verdict.event] = span.line_at(begin)
             if verdict.settled and begin != piece:
                 verdict.repeats += 1
             elif verdict.tallied:

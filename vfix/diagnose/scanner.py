@@ -133,6 +133,12 @@ class Locator:
         matches.sort(key=_START)  # merges two sorted runs: fast
         return matches
 
+    def find_in(self, buf: bytes, start: int, end: int,
+                lowered: memoryview | None) -> list[tuple[int, int, int]]:
+        """`find` in buf[start:end]; `lowered`: all of `buf` lower-cased (needed when folded)."""
+        return self.find(memoryview(buf)[start:end],
+                         None if lowered is None else lowered[start:end])
+
 
 Piece = tuple[bytes, int, int, bool]  # buffer, start, end, continued (see `Span`)
 # A whole span searched by one locator: the lower-cased buffer (or None) and the matches.
@@ -148,8 +154,7 @@ def search(locator: Locator, buf: bytes, start: int, end: int) -> Searched:
     """What `Span.matches` finds for `locator` in buf[start:end], computed apart from a Span
     (the scanner runs it ahead, in another thread)."""
     lowered = lower(buf) if locator.folded else None
-    return lowered, locator.find(memoryview(buf)[start:end],
-                                 None if lowered is None else lowered[start:end])
+    return lowered, locator.find_in(buf, start, end, lowered)
 
 
 class Span:
@@ -184,12 +189,9 @@ class Span:
     def _find(self, locator: int, start: int, end: int) -> list[tuple[int, int, int]]:
         """Matches of a locator in buf[start:end] (whole lines), relative to `start`."""
         finder = self._locators[locator]
-        lowered = None
-        if finder.folded:
-            if self._lowered is None:
-                self._lowered = lower(self.buf)
-            lowered = self._lowered[start:end]
-        return finder.find(memoryview(self.buf)[start:end], lowered)
+        if finder.folded and self._lowered is None:
+            self._lowered = lower(self.buf)
+        return finder.find_in(self.buf, start, end, self._lowered if finder.folded else None)
 
     @property
     def newlines(self) -> int:

@@ -40,22 +40,19 @@ class Lifecycle:
     """The first line of each event in one input (0: never)."""
 
     def __init__(self) -> None:
-        self.first: dict[Event, int] = {}
+        self.first: dict[Event, int] = {}  # filled by the caller, which counts the lines
 
-    def add(self, line: int, kind: Event) -> None:
-        self.first.setdefault(kind, line)
+    def _interrupted_when_ready(self) -> bool:
+        ready = self.first.get(Event.READY, 0)
+        return 0 < ready < self.first.get(Event.INTERRUPT, 0)
 
     def stopped_healthy_at(self) -> int:
         """Where a healthy run was stopped: a SIGTERM, or a SIGINT after the server was ready."""
-        stop = self.first.get(Event.STOP, 0)
-        interrupt = self.first.get(Event.INTERRUPT, 0)
-        ready = self.first.get(Event.READY, 0)
-        if interrupt and ready and ready < interrupt:
-            stop = min(stop, interrupt) if stop else interrupt
-        return stop
+        stops = [self.first.get(Event.STOP, 0)]
+        if self._interrupted_when_ready():
+            stops.append(self.first[Event.INTERRUPT])
+        return min((line for line in stops if line), default=0)
 
     def hung_until(self) -> int:
         """Where a run that never became ready was interrupted with Ctrl-C (0: it was not)."""
-        interrupt = self.first.get(Event.INTERRUPT, 0)
-        ready = self.first.get(Event.READY, 0)
-        return interrupt if interrupt and not (ready and ready < interrupt) else 0
+        return 0 if self._interrupted_when_ready() else self.first.get(Event.INTERRUPT, 0)

@@ -35,7 +35,7 @@ class Plan(Protocol):
     @property
     def feeds_nccl(self) -> Sequence[bool]: ...
     @property
-    def marks_stop(self) -> Sequence[bool]: ...
+    def marks_event(self) -> Sequence[bool]: ...
 
 
 @dataclass
@@ -56,19 +56,19 @@ class _SignatureHit(NamedTuple):
 class Verdict:
     """What one distinct line means, worked out once however often the line repeats."""
 
-    __slots__ = ("_source", "contexts", "failing", "hits", "nccl", "records", "repeats", "score",
-                 "settled", "stops", "tallied", "text")
+    __slots__ = ("_source", "contexts", "event", "failing", "hits", "nccl", "records", "repeats",
+                 "score", "settled", "tallied", "text")
 
     def __init__(self, plan: Plan, text: str, keywords: frozenset[int]) -> None:
         self.text = text
         self.score = 0
-        to_nccl = to_stop = False
+        to_nccl = to_event = False
         contexts: list[int] = []
         found: dict[int, list[re.Match[str] | None]] = {}  # signature -> its patterns' matches
         for keyword in keywords:
             self.score = max(self.score, plan.suspicious_score[keyword])
             to_nccl = to_nccl or plan.feeds_nccl[keyword]
-            to_stop = to_stop or plan.marks_stop[keyword]
+            to_event = to_event or plan.marks_event[keyword]
             for consumer in plan.consumers[keyword]:
                 match = consumer.regex.search(text) if consumer.regex else None
                 if consumer.regex is not None and not match:
@@ -80,7 +80,7 @@ class Verdict:
         self.contexts = tuple(dict.fromkeys(contexts))
         self.hits = tuple(_signature_hit(s, matches) for s, matches in found.items())
         self.nccl = nccl.parse(text) if to_nccl else None
-        self.stops = shutdown.event(text) if to_stop else None
+        self.event = shutdown.event(text) if to_event else None
         self.failing = bool(self.hits) and not suspicious.is_benign_level(text)
         self.tallied = bool(self.hits or self.contexts)
         self._source: tuple[str | None] | None = None
