@@ -106,6 +106,28 @@ def test_unknown_failure_lists_the_most_suspicious_lines() -> None:
     assert result.exit_code == 1
     assert [e.line for e in result.suspicious] == [6, 8]
     assert result.first_failure is not None and result.first_failure.line == 8
+    assert result.layer == "other"  # a KeyError names no layer's words
+
+
+@pytest.mark.parametrize(("failing_line", "layer"), [
+    ("RuntimeError: all_gather_into_tensor returned a tensor of the wrong shape",
+     "communication"),
+    ("RuntimeError: TCPStore handshake with the head node was rejected", "network"),
+    ("AssertionError: local_world_size (16) must be <= the number of visible devices (8)",
+     "visibility"),
+    ("AttributeError: 'Model' object has no attribute 'fused_op'", "versions"),
+    ("RuntimeError: the memory limit of the pod was reached while pinning host buffers",
+     "resources"),
+    ("  Value error, expert parallel needs a MoE model, not a dense one [type=value_error",
+     "partitioning"),
+])
+def test_an_unknown_failure_is_placed_by_the_words_of_its_failing_lines(
+        failing_line: str, layer: str) -> None:
+    log = "INFO starting\nTraceback (most recent call last):\n  File \"x.py\", line 3\n" \
+          f"{failing_line}\n"
+    result = diagnose_text(log)
+    assert (result.status, result.root_cause, result.layer) == (Status.UNKNOWN, "unknown", layer)
+    assert result.note == f"No signature explains this failure; its failing lines read as {layer}."
 
 
 def test_crlf_and_ansi_colours_are_cleaned() -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from vfix.diagnose import nccl, nccl_rules, shutdown, silent_death, stall, suspicious
+from vfix.diagnose.layer_guess import guess_layer
 from vfix.diagnose.model import Candidate, Diagnosis, FixStep, NcclSummary, Status
 from vfix.diagnose.scanner import Keywords, Locator, Scanner, Span
 from vfix.diagnose.signatures import Pattern, Signature, load_signatures
@@ -219,17 +220,22 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
     first = first or lines.first_failure()
     top = failing[0] if failing else None
     root_cause = top.root_cause if top else ("unknown" if status is Status.UNKNOWN else "none")
+    layer, note = (top.layer, None) if top else (None, None)
+    if status is Status.UNKNOWN:
+        layer = guess_layer(lines.top(), lines.first_exception())
+        note = f"No signature explains this failure; its failing lines read as {layer}."
     return Diagnosis(
         input=name,
         status=status,
         root_cause=root_cause,
-        layer=top.layer if top else None,
+        layer=layer,
         candidates=tuple(candidates),
         first_failure=first,
         suspicious=lines.top() if status is not Status.CAUSE_FOUND else lines.top()[:3],
         nccl=summary,
         lines=scanner.lines,
         bytes=scanner.bytes,
+        note=note,
     )
 
 

@@ -17,6 +17,8 @@ KEYWORDS: dict[str, int] = {
     "Traceback (most recent call last)": 1,
     "Error: ": 3,
     "Exception: ": 3,
+    "Value error, ": 3,  # pydantic's wording of a ValueError (vLLM's config checks)
+    "Assertion failed, ": 3,  # and of an AssertionError, on the line after ValidationError
     "Error(": 2,
     "ERROR": 2,
     "level=error": 2,  # logfmt (Go services: ollama, the k8s device plugin, containerd)
