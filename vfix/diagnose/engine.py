@@ -220,7 +220,8 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
     first = first or lines.first_failure()
     top = failing[0] if failing else None
     root_cause = top.root_cause if top else ("unknown" if status is Status.UNKNOWN else "none")
-    layer, note = (top.layer, None) if top else (None, None)
+    layer: str | None = top.layer if top else None
+    note = None
     if status is Status.UNKNOWN:
         layer = guess_layer(lines.top(), lines.first_exception())
         note = f"No signature explains this failure; its failing lines read as {layer}."
