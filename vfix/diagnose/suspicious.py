@@ -25,6 +25,7 @@ KEYWORDS: dict[str, int] = {
     "level=ERROR": 2,
     "level=fatal": 2,
     "CRITICAL": 2,
+    "FATAL": 2,  # glog/TurboMind/TensorRT "[FATAL]", Go "FATAL:"
     "NCCL WARN": 2,
     "Segmentation fault": 3,
     "*** Process received signal ***": 3,  # OpenMPI / glibc backtrace handler: a crash
