@@ -356,3 +356,15 @@ def test_a_backtrace_printed_under_a_warning_is_not_a_failure() -> None:
               "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x9d (0x7f88 in "
               "libc10.so)\n")
     assert diagnose_text(_READY + frames).status is Status.NO_FAILURE
+
+
+def test_a_pydantic_error_is_shown_by_its_message_not_its_header() -> None:
+    log = ("(APIServer pid=7) Traceback (most recent call last):\n"
+           "(APIServer pid=7)   File \"/vllm/engine/arg_utils.py\", line 1, in create_engine_config\n"
+           "(APIServer pid=7) pydantic_core._pydantic_core.ValidationError: 1 validation error for "
+           "SchedulerConfig\n"
+           "(APIServer pid=7)   Value error, frobnication (3) must not exceed widgets (2). "
+           "[type=value_error, input_value=ArgsKwargs(()), input_type=ArgsKwargs]\n")
+    result = diagnose_text(log)
+    assert result.status is Status.UNKNOWN
+    assert result.first_failure is not None and result.first_failure.line == 4

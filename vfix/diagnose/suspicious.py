@@ -61,6 +61,10 @@ _WARNING_LEVEL = re.compile(_level("WARNING", "W"))
 # these too ("Exception raised from ... (most recent call first):" under a [W] line).
 _BACKTRACE_FRAME = re.compile(r"(?:\[rank\d+\]:)?\s*frame #\d+: ")
 
+# pydantic's "ValidationError: 1 validation error for VllmConfig" only announces the error: its
+# message is on the next line ("  Value error, ..."), which is the exception to show.
+_PYDANTIC_HEADER = re.compile(r"ValidationError: \d+ validation errors? for ")
+
 _KEEP = 20
 _TAIL_RAW = 200  # unjudged recent lines; judged (regexes) only at the end, to stay fast
 _SHOW = 8
@@ -79,7 +83,9 @@ def _judge(line: int, text: str, score: int) -> tuple[int, int, str] | None:
     frame of a C++ backtrace (its header line, a warning or an error, decides)."""
     if (is_benign_level(text) and "NCCL WARN" not in text) or _BACKTRACE_FRAME.match(text):
         return None
-    if _EXCEPTION_LINE.search(text):
+    if _PYDANTIC_HEADER.search(text):
+        score = min(score, 2)
+    elif _EXCEPTION_LINE.search(text):
         score = max(score, 3)
     return score, line, text
 
