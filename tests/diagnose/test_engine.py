@@ -360,7 +360,7 @@ def test_a_backtrace_printed_under_a_warning_is_not_a_failure() -> None:
 
 def test_a_pydantic_error_is_shown_by_its_message_not_its_header() -> None:
     log = ("(APIServer pid=7) Traceback (most recent call last):\n"
-           "(APIServer pid=7)   File \"/vllm/engine/arg_utils.py\", line 1, in create_engine_config\n"
+           "(APIServer pid=7)   File \"/vllm/engine/arg_utils.py\", line 1, in create\n"
            "(APIServer pid=7) pydantic_core._pydantic_core.ValidationError: 1 validation error for "
            "SchedulerConfig\n"
            "(APIServer pid=7)   Value error, frobnication (3) must not exceed widgets (2). "
