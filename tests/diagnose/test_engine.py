@@ -368,3 +368,12 @@ def test_a_pydantic_error_is_shown_by_its_message_not_its_header() -> None:
     result = diagnose_text(log)
     assert result.status is Status.UNKNOWN
     assert result.first_failure is not None and result.first_failure.line == 4
+
+
+def test_an_ld_preload_entry_the_loader_ignored_is_not_a_failure() -> None:
+    ignored = ("ERROR: ld.so: object '/opt/libfoo.so' from LD_PRELOAD cannot be preloaded "
+               "(cannot open shared object file): ignored.\n")
+    assert diagnose_text(ignored * 3 + "INFO ready\n").status is Status.NO_FAILURE
+    result = diagnose_text(ignored + "Traceback (most recent call last):\nKeyError: 'x'\n")
+    assert result.status is Status.UNKNOWN
+    assert result.first_failure is not None and result.first_failure.line == 3

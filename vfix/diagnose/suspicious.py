@@ -65,6 +65,10 @@ _BACKTRACE_FRAME = re.compile(r"(?:\[rank\d+\]:)?\s*frame #\d+: ")
 # message is on the next line ("  Value error, ..."), which is the exception to show.
 _PYDANTIC_HEADER = re.compile(r"ValidationError: \d+ validation errors? for ")
 
+# glibc's loader reports an LD_PRELOAD entry it cannot load ("ERROR: ld.so: object 'x' from
+# LD_PRELOAD cannot be preloaded (...): ignored.") and runs on without it: a note, not a failure.
+_LOADER_IGNORED = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored")
+
 _KEEP = 20
 _TAIL_RAW = 200  # unjudged recent lines; judged (regexes) only at the end, to stay fast
 _SHOW = 8
@@ -75,7 +79,8 @@ def is_warning_level(text: str) -> bool:
 
 
 def is_benign_level(text: str) -> bool:
-    return _BENIGN_LEVEL.search(text[:300]) is not None
+    return (_BENIGN_LEVEL.search(text[:300]) is not None
+            or _LOADER_IGNORED.search(text) is not None)
 
 
 def _judge(line: int, text: str, score: int) -> tuple[int, int, str] | None:
