@@ -253,7 +253,7 @@ def test_other_info_lines_stay_notes() -> None:
 
 
 def test_an_unknown_exception_before_the_consequences_is_the_unknown_cause() -> None:
-    log = ("[rank0]: ValueError: garbage_collect_threshold is invalid, set it in (0.0, 1.0)\n"
+    log = ("[rank0]: ValueError: frobnication_level is invalid, set it in (0.0, 1.0)\n"
            "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n")
     result = diagnose_text(log)
     assert (result.status, result.root_cause) == (Status.UNKNOWN, "unknown")
@@ -318,7 +318,7 @@ def test_an_engine_core_that_died_without_an_error_was_killed() -> None:
 
 
 def test_an_engine_core_error_above_the_report_is_not_a_silent_death() -> None:
-    log = "(EngineCore pid=2) ValueError: garbage_collect_threshold is invalid\n"
+    log = "(EngineCore pid=2) ValueError: frobnication_level is invalid\n"
     assert diagnose_text(log + _ENGINE_FAILED).root_cause == "unknown"
 
 
