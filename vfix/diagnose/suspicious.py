@@ -78,7 +78,8 @@ def is_warning_level(text: str) -> bool:
     return _WARNING_LEVEL.search(text[:300]) is not None
 
 
-def is_benign_level(text: str) -> bool:
+def is_benign(text: str) -> bool:
+    """Whether the line only reports: logged at INFO/WARNING/DEBUG, or a note the loader ignored."""
     return (_BENIGN_LEVEL.search(text[:300]) is not None
             or _LOADER_IGNORED.search(text) is not None)
 
@@ -86,7 +87,7 @@ def is_benign_level(text: str) -> bool:
 def _judge(line: int, text: str, score: int) -> tuple[int, int, str] | None:
     """(score, line, text) for a failing line; None for one logged at a benign level or a
     frame of a C++ backtrace (its header line, a warning or an error, decides)."""
-    if (is_benign_level(text) and "NCCL WARN" not in text) or _BACKTRACE_FRAME.match(text):
+    if (is_benign(text) and "NCCL WARN" not in text) or _BACKTRACE_FRAME.match(text):
         return None
     if _PYDANTIC_HEADER.search(text):
         score = min(score, 2)

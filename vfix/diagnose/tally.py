@@ -81,7 +81,7 @@ class Verdict:
         self.hits = tuple(_signature_hit(s, matches) for s, matches in found.items())
         self.nccl = nccl.parse(text) if to_nccl else None
         self.event = shutdown.event(text) if to_event else None
-        self.failing = bool(self.hits) and not suspicious.is_benign_level(text)
+        self.failing = bool(self.hits) and not suspicious.is_benign(text)
         self.tallied = bool(self.hits or self.contexts)
         self._source: tuple[str | None] | None = None
         # Once settled, another copy of the line only adds `patterns` to each record's count:
