@@ -111,3 +111,14 @@ def test_two_ranks_on_one_gpu_are_a_duplicate_assignment() -> None:
 def test_ranks_on_their_own_gpus_are_not_duplicates(second: str) -> None:
     log = _init_start("pod-0", 42, 0, "100000") + second
     assert diagnose_text(log).root_cause != "duplicate_gpu_assignment"
+
+
+def test_ranks_that_complete_init_on_one_gpu_are_not_duplicates() -> None:
+    """NCCL refuses two ranks on one GPU of one host during init: both reaching Init COMPLETE
+    means NCCL saw two hosts (NCCL_HOSTID, containers with their own host names). Only one
+    completing is still a duplicate."""
+    start = _init_start("vm", 42, 0, "60") + _init_start("vm", 43, 1, "60")
+    complete = [_init_start("vm", 42, 0, "60").replace("START", "COMPLETE"),
+                _init_start("vm", 43, 1, "60").replace("START", "COMPLETE")]
+    assert diagnose_text(start + "".join(complete)).root_cause != "duplicate_gpu_assignment"
+    assert diagnose_text(start + complete[0]).root_cause == "duplicate_gpu_assignment"

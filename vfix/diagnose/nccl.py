@@ -45,7 +45,7 @@ _SOCKET_DEVICE = re.compile(r"(?:\[\d+\])?([\w.-]+:[\w.:%-]+)(?:<\d+>)?")
 _NETWORK = re.compile(r"Using network (\w+)")
 _INIT = re.compile(r"rank (\d+) nranks (\d+).* Init (START|COMPLETE)")
 # Where a rank sits: "host:pid:tid [0] NCCL INFO ncclCommInitRank comm 0x.. rank 1 nranks 2
-# cudaDev 0 nvmlDev 0 busId 100000 commId 0xaa.. - Init START"
+# cudaDev 0 nvmlDev 0 busId 100000 commId 0xaa.. - Init START" (and "- Init COMPLETE")
 _PLACEMENT = re.compile(
     r"(?:^|[\s\]])([\w.-]+):\d+:\d+ \[\d+\] NCCL INFO .*\bbusId (\w+) commId (\w+)")
 
@@ -63,9 +63,10 @@ def transport_of(via: str) -> str:
     return head.split()[0] if head else "unknown"
 
 
-# What one NCCL line says: ("warn", None), ("channel", (channel, transport)), ("start", rank),
-# ("complete", rank), ("destroy", None), ("version", v), ("driver", v), ("ib_none", None),
-# ("ib_using", devices), ("interfaces", devices), ("network", name) or ("other", None).
+# What one NCCL line says: ("warn", None), ("channel", (channel, transport)),
+# ("start", (rank, where)), ("complete", (rank, where)), ("destroy", None), ("version", v),
+# ("driver", v), ("ib_none", None), ("ib_using", devices), ("interfaces", devices),
+# ("network", name) or ("other", None). `where`: host, busId and commId, or None.
 Event = tuple[str, Any]
 
 
@@ -85,10 +86,9 @@ def parse(text: str) -> Event | None:
     if "Destroy COMPLETE" in text:
         return "destroy", None
     if found := _INIT.search(text):
-        if found.group(3) == "COMPLETE":
-            return "complete", int(found.group(1))
         where = _PLACEMENT.search(text)
-        return "start", (int(found.group(1)), " ".join(where.groups()) if where else None)
+        placed = (int(found.group(1)), " ".join(where.groups()) if where else None)
+        return ("complete" if found.group(3) == "COMPLETE" else "start"), placed
     if found := _VERSION.search(text):
         return "version", found.group(1)
     if found := _DRIVER.search(text):
@@ -127,7 +127,9 @@ class NcclAccumulator:
         self.versions: dict[str, Evidence] = {}  # each NCCL release ("2.28.9"): its first line
         # host, GPU bus id and communicator -> the first rank placed there, and its line
         self.placements: dict[str, tuple[int, Evidence]] = {}
-        self.duplicate: tuple[Evidence, Evidence] | None = None  # two ranks, one GPU
+        # Two ranks, one GPU: where, the two ranks, their Init START lines.
+        self._duplicate: tuple[str, int, int, Evidence, Evidence] | None = None
+        self._completed_at: set[tuple[int, str]] = set()  # (rank, where) past Init COMPLETE
         self.warnings: list[Evidence] = []
 
     def add(self, line: int, text: str, event: Event | None) -> None:
@@ -152,11 +154,14 @@ class NcclAccumulator:
             rank, where = value
             if len(self.started) < _MAX_RANKS:
                 self.started.add(rank)
-            if where is not None and self.duplicate is None:
+            if where is not None and self._duplicate is None:
                 self._place(rank, where, Evidence(line, text, line_source(text)))
         elif kind == "complete":
+            rank, where = value
             if len(self.completed) < _MAX_RANKS:
-                self.completed.add(value)
+                self.completed.add(rank)
+            if where is not None and len(self._completed_at) < _MAX_RANKS:
+                self._completed_at.add((rank, where))
         elif kind == "destroy":
             self.destroyed = True
         elif kind == "version":
@@ -184,7 +189,20 @@ class NcclAccumulator:
             if len(self.placements) < _MAX_RANKS:
                 self.placements[where] = rank, evidence
         elif first[0] != rank:
-            self.duplicate = first[1], evidence
+            self._duplicate = where, first[0], rank, first[1], evidence
+
+    @property
+    def duplicate(self) -> tuple[Evidence, Evidence] | None:
+        """The Init START lines of two ranks placed on one GPU of one host, unless both got
+        past Init COMPLETE there: NCCL checks for that in init ("Duplicate GPU detected") and
+        fails, so ranks that completed were on different hosts to NCCL (NCCL_HOSTID, or
+        containers sharing a GPU under different host names)."""
+        if self._duplicate is None:
+            return None
+        where, first_rank, second_rank, first, second = self._duplicate
+        if {(first_rank, where), (second_rank, where)} <= self._completed_at:
+            return None
+        return first, second
 
     def summary(self, last_line: tuple[int, str] | None) -> NcclSummary | None:
         if not self.seen:
