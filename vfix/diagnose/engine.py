@@ -140,7 +140,8 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
         return _unusable(name, "the input is empty")
     if scanner.binary:
         return _unusable(name, "the input is not text (binary data)", scanner)
-    candidates = _rank(plan.signatures, tally.matched, tally.context_seen, scanner.lines)
+    candidates = _rank(plan.signatures, tally.matched, tally.context_seen,
+                       lifecycle.ended_at(scanner.lines))
     return _conclude(name, candidates, lines, summary, scanner, lifecycle)
 
 
@@ -167,15 +168,17 @@ def _feed_suspicious(span: Span, verdicts: Verdicts, lines: suspicious.Suspiciou
 
 
 def _rank(signatures: Sequence[Signature], matched: dict[int, Matched],
-          context_seen: set[int], total_lines: int) -> list[Candidate]:
+          context_seen: set[int], ended_at: int) -> list[Candidate]:
+    """`ended_at`: the line where the run's own work ended (see `Lifecycle.ended_at`)."""
     candidates = []
     for number, record in matched.items():
         signature = signatures[number]
         if signature.context and number not in context_seen:
             continue
         kind, confidence = signature.kind, signature.confidence
-        stuck = signature.waits and total_lines - record.last_line < stall.TAIL_LINES
-        if not (record.failing or signature.fatal or stuck):  # only in INFO/WARNING lines: a note
+        if signature.waits and record.last_line > ended_at - stall.TAIL_LINES:
+            kind = "cause"  # the run still waited for it when it ended: stuck there
+        elif not (record.failing or signature.fatal):  # only in INFO/WARNING lines: a note
             kind, confidence = "hint", round(confidence / 2, 2)
         candidates.append(Candidate(
             layer=signature.layer.value,

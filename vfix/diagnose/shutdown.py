@@ -17,11 +17,12 @@ class Event(Enum):
     READY = "ready"
     STOP = "stop"
     INTERRUPT = "interrupt"
+    SHUTDOWN = "shutdown"  # vLLM tearing its processes down, whatever asked it to
 
 
 # Lines that may mark an event; the scanner only hands over lines holding one of these.
 KEYWORDS = ("received signal=SIGTERM", "received signal=SIGINT", "KeyboardInterrupt",
-            "Application startup complete")
+            "Application startup complete", "[shutdown]")
 # vLLM V1: "[shutdown] EngineCore: trigger received signal=SIGTERM" (a process still starting
 # up raises KeyboardInterrupt instead); uvicorn (vLLM's API server): "INFO:     Application
 # startup complete."
@@ -29,6 +30,8 @@ _EVENTS = (
     (re.compile(r"received signal=SIGTERM\b"), Event.STOP),
     (re.compile(r"received signal=SIGINT\b|\bKeyboardInterrupt\b"), Event.INTERRUPT),
     (re.compile(r"\bINFO:\s+Application startup complete\b"), Event.READY),
+    # vLLM >= 0.11: "[shutdown] Executor: waiting for worker exit" (a signal it does not name)
+    (re.compile(r"\[shutdown\] "), Event.SHUTDOWN),
 )
 
 
@@ -52,6 +55,12 @@ class Lifecycle:
         if self._interrupted_when_ready():
             stops.append(self.first[Event.INTERRUPT])
         return min((line for line in stops if line), default=0)
+
+    def ended_at(self, total_lines: int) -> int:
+        """The last line of the run's own work: where it was asked to stop or began tearing
+        down, else the end of the log (the stack traces and teardown after it are not work)."""
+        stops = (self.first.get(kind, 0) for kind in (Event.STOP, Event.INTERRUPT, Event.SHUTDOWN))
+        return min((line for line in stops if line), default=total_lines)
 
     def hung_until(self) -> int:
         """Where a run that never became ready was interrupted with Ctrl-C (0: it was not)."""
