@@ -122,3 +122,12 @@ def test_ranks_that_complete_init_on_one_gpu_are_not_duplicates() -> None:
                 _init_start("vm", 43, 1, "60").replace("START", "COMPLETE")]
     assert diagnose_text(start + "".join(complete)).root_cause != "duplicate_gpu_assignment"
     assert diagnose_text(start + complete[0]).root_cause == "duplicate_gpu_assignment"
+
+
+def test_ranks_on_one_gpu_whose_init_nccl_failed_otherwise_are_not_duplicates() -> None:
+    """NCCL names a duplicate itself ("Duplicate GPU detected"): an init it failed with
+    another WARN did not see one."""
+    start = _init_start("vm", 42, 0, "60") + _init_start("vm", 43, 1, "60")
+    warn = "vm:42:42 [0] graph/xml.cc:133 NCCL WARN XML Parse error : expecting '<', got ' '\n"
+    failure = "RuntimeError: NCCL error: internal error - please report this issue\n"
+    assert diagnose_text(start + warn + failure).root_cause == "nccl_internal_error"

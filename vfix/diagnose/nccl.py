@@ -193,11 +193,12 @@ class NcclAccumulator:
 
     @property
     def duplicate(self) -> tuple[Evidence, Evidence] | None:
-        """The Init START lines of two ranks placed on one GPU of one host, unless both got
-        past Init COMPLETE there: NCCL checks for that in init ("Duplicate GPU detected") and
-        fails, so ranks that completed were on different hosts to NCCL (NCCL_HOSTID, or
-        containers sharing a GPU under different host names)."""
-        if self._duplicate is None:
+        """The Init START lines of two ranks placed on one GPU of one host. NCCL checks for
+        that in init and fails with a WARN "Duplicate GPU detected" (a signature of its own):
+        ranks that got past Init COMPLETE there, or an init that NCCL failed with another WARN,
+        were not a duplicate to NCCL (different hosts to it: NCCL_HOSTID, containers sharing
+        a GPU under their own host names). What is left: a run that stopped in init silently."""
+        if self._duplicate is None or self.warnings:
             return None
         where, first_rank, second_rank, first, second = self._duplicate
         if {(first_rank, where), (second_rank, where)} <= self._completed_at:
