@@ -30,7 +30,7 @@ _EVENTS = (
     (re.compile(r"received signal=SIGTERM\b"), Event.STOP),
     (re.compile(r"received signal=SIGINT\b|\bKeyboardInterrupt\b"), Event.INTERRUPT),
     (re.compile(r"\bINFO:\s+Application startup complete\b"), Event.READY),
-    # vLLM >= 0.11: "[shutdown] Executor: waiting for worker exit" (a signal it does not name)
+    # vLLM 0.26: "[shutdown] Executor: waiting for worker exit" (a signal it does not name)
     (re.compile(r"\[shutdown\] "), Event.SHUTDOWN),
 )
 
