@@ -402,3 +402,10 @@ def test_an_ld_preload_entry_the_loader_ignored_is_not_a_failure() -> None:
     result = diagnose_text(ignored + "Traceback (most recent call last):\nKeyError: 'x'\n")
     assert result.status is Status.UNKNOWN
     assert result.first_failure is not None and result.first_failure.line == 3
+
+
+def test_an_environment_variable_named_after_errors_is_not_a_failure() -> None:
+    command = "$ TORCH_NCCL_ASYNC_ERROR_HANDLING=1 NCCL_DEBUG=INFO torchrun --nnodes 2 train.py\n"
+    assert diagnose_text(command + "step 8 loss 0.1\n").status is Status.NO_FAILURE
+    failing = "ERROR: train.py exited with TORCH_NCCL_ASYNC_ERROR_HANDLING=1 set\n"
+    assert diagnose_text(command + failing).status is Status.UNKNOWN

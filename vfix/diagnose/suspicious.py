@@ -69,6 +69,10 @@ _PYDANTIC_HEADER = re.compile(r"ValidationError: \d+ validation errors? for ")
 # LD_PRELOAD cannot be preloaded (...): ignored.") and runs on without it: a note, not a failure.
 _LOADER_IGNORED = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored")
 
+# An environment variable set on a command line or in an env dump names no failure, though
+# its name may hold one ("TORCH_NCCL_ASYNC_ERROR_HANDLING=1 torchrun ...").
+_ASSIGNED_NAME = re.compile(r"\b[A-Z][A-Z0-9_]*=")
+
 _KEEP = 20
 _TAIL_RAW = 200  # unjudged recent lines; judged (regexes) only at the end, to stay fast
 _SHOW = 8
@@ -89,11 +93,17 @@ def _judge(line: int, text: str, score: int) -> tuple[int, int, str] | None:
     frame of a C++ backtrace (its header line, a warning or an error, decides)."""
     if (is_benign(text) and "NCCL WARN" not in text) or _BACKTRACE_FRAME.match(text):
         return None
+    if "=" in text and not _fails_outside_assigned_names(text):
+        return None
     if _PYDANTIC_HEADER.search(text):
         score = min(score, 2)
     elif _EXCEPTION_LINE.search(text):
         score = max(score, 3)
     return score, line, text
+
+
+def _fails_outside_assigned_names(text: str) -> bool:
+    return any(keyword in _ASSIGNED_NAME.sub("=", text) for keyword in KEYWORDS)
 
 
 class SuspiciousLines:
