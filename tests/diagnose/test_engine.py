@@ -113,6 +113,7 @@ def test_unknown_failure_lists_the_most_suspicious_lines() -> None:
     ("RuntimeError: all_gather_into_tensor returned a tensor of the wrong shape",
      "communication"),
     ("RuntimeError: TCPStore handshake with the head node was rejected", "network"),
+    ("AssertionError: res=<Response [502]>, res.text=''", "network"),  # a proxy in between
     ("AssertionError: local_world_size (16) must be <= the number of visible devices (8)",
      "visibility"),
     ("AttributeError: 'Model' object has no attribute 'fused_op'", "versions"),
