@@ -351,10 +351,11 @@ def test_a_hang_ended_with_ctrl_c_is_explained_by_what_came_before_the_interrupt
     assert result.candidates[0].evidence[0].line == 1
 
 
-_FRAMES = ("Exception raised from delay at /pytorch/torch/csrc/distributed/c10d/socket.cpp:113 "
-           "(most recent call first):\n"
-           + "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x9d (0x7f88 in "
-           "libc10.so)\n" * 30)
+# The C++ backtrace torch prints under a c10d warning: its header, then one line per frame.
+_BACKTRACE = ("Exception raised from delay at /pytorch/torch/csrc/distributed/c10d/socket.cpp:113 "
+              "(most recent call first):\n")
+_FRAME = ("frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x9d (0x7f88 in "
+          "libc10.so)\n")
 _TEARDOWN = ("WARNING 12-03 20:30:14 [multiproc_executor.py:441] [shutdown] Executor: workers "
              "still running after grace period; sending SIGTERM count=1\n")
 
@@ -364,7 +365,7 @@ def test_a_run_still_retrying_the_rendezvous_when_torn_down_waited_for_it() -> N
     still in when it was shut down (the warning's backtrace and teardown follow it)."""
     shutdown = ("INFO 12-03 20:30:09 [multiproc_executor.py:429] [shutdown] Executor: waiting "
                 "for worker exit count=1\n")
-    result = diagnose_text(shutdown + _RETRYING + _FRAMES + _TEARDOWN)
+    result = diagnose_text(shutdown + _RETRYING + _BACKTRACE + _FRAME * 30 + _TEARDOWN)
     assert (result.status, result.root_cause) == (Status.CAUSE_FOUND, "rendezvous_unreachable")
     assert result.candidates[0].kind == "cause"
 
@@ -377,11 +378,7 @@ def test_a_rendezvous_retry_the_run_got_past_is_only_a_hint() -> None:
 
 
 def test_a_backtrace_printed_under_a_warning_is_not_a_failure() -> None:
-    frames = ("Exception raised from delay at /pytorch/torch/csrc/distributed/c10d/socket.cpp:113 "
-              "(most recent call first):\n"
-              "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x9d (0x7f88 in "
-              "libc10.so)\n")
-    assert diagnose_text(_READY + frames).status is Status.NO_FAILURE
+    assert diagnose_text(_READY + _BACKTRACE + _FRAME).status is Status.NO_FAILURE
 
 
 def test_a_pydantic_error_is_shown_by_its_message_not_its_header() -> None:
