@@ -323,6 +323,21 @@ def test_an_engine_core_error_above_the_report_is_not_a_silent_death() -> None:
     assert diagnose_text(log + _ENGINE_FAILED).root_cause == "unknown"
 
 
+def test_an_exception_of_a_class_not_named_error_is_not_a_silent_death() -> None:
+    # Triton's exception class ends in neither Error nor Exception; its module path says it is one.
+    log = ("(EngineCore pid=2) ERROR 01-01 00:00:01 [core.py:1] triton.runtime.errors."
+           "OutOfResources: out of resource: shared memory, Required: 147456, "
+           "Hardware limit: 101376\n")
+    result = diagnose_text(log + _ENGINE_FAILED)
+    assert (result.root_cause, result.layer) == ("unknown", "resources")
+
+
+def test_slurm_error_lines_are_failures() -> None:
+    log = ("srun: error: Unable to create step for job 48213: "
+           "Socket timed out on send/recv operation\n")
+    assert diagnose_text(log).status is Status.UNKNOWN
+
+
 def test_a_ctrl_c_before_the_server_was_ready_is_not_a_clean_stop() -> None:
     log = "(APIServer pid=1) INFO 01-01 00:00:01 [api_server.py:1] Starting vLLM API server\n"
     result = diagnose_text(log + _STOPPED.replace("SIGTERM", "SIGINT"))

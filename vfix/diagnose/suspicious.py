@@ -39,8 +39,16 @@ KEYWORDS: dict[str, int] = {
     "Killed": 1,
     "undefined symbol": 3,
     "cannot open shared object file": 3,
+    # Slurm's own failure lines: "srun: error: Unable to allocate resources: ..."
+    "srun: error:": 3,
+    "slurmstepd: error:": 3,
+    "sbatch: error:": 3,
+    "salloc: error:": 3,
 }
-_EXCEPTION_LINE = re.compile(r"(?:^|[\s:\]\)])(?:[\w]+\.)*\w*(?:Error|Exception|Exit)\b: ")
+# An exception line: "...Error: ", "...Exception: ", or a class of a module named in full
+# ("triton.runtime.errors.OutOfResources: "), as a traceback's last line prints it.
+_EXCEPTION_LINE = re.compile(r"(?:^|[\s:\]\)])(?:(?:[\w]+\.)*\w*(?:Error|Exception|Exit)\b"
+                             r"|(?:[a-z_]\w*\.)+[A-Z]\w+): ")
 
 
 def _level(names: str, initials: str) -> str:
