@@ -392,6 +392,16 @@ def test_a_rendezvous_retry_the_run_got_past_is_only_a_hint() -> None:
     assert [c.kind for c in result.candidates] == ["hint"]
 
 
+def test_a_data_parallel_head_interrupted_while_waiting_for_remote_engines_is_stuck_there() -> None:
+    waiting = ("DEBUG 12-03 22:50:12 [v1/engine/utils.py:1257] Waiting for 0 local, 1 remote core "
+               "engine proc(s) to connect.\n")
+    interrupted = ("DEBUG 12-03 22:50:16 [entrypoints/cli/serve.py:276] Received 2 signal.\n"
+                   + "INFO 12-03 22:50:16 [v1/engine/coordinator.py:183] DP Coordinator process "
+                   "exiting\n" * 4)
+    result = diagnose_text(waiting * 3 + interrupted)
+    assert (result.status, result.root_cause) == (Status.CAUSE_FOUND, "rendezvous_unreachable")
+
+
 def test_a_backtrace_printed_under_a_warning_is_not_a_failure() -> None:
     assert diagnose_text(_READY + _BACKTRACE + _FRAME).status is Status.NO_FAILURE
 

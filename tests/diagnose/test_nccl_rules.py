@@ -90,6 +90,29 @@ def test_one_release_or_a_healthy_run_is_no_drift() -> None:
     assert diagnose_text(ended).root_cause == "none"
 
 
+PROTOCOLS = (
+    "vm:2470:2470 [0] NCCL INFO NCCL_PROTO set by environment to Simple\n"
+    "vm:2197:2197 [0] NCCL INFO NCCL_PROTO set by environment to LL\n"
+    "vm:2197:2197 [0] NCCL INFO Connected all rings, use ring PXN 0 GDR 0\n"
+)
+INTERRUPTED = "(EngineCore pid=2226) KeyboardInterrupt\n"
+
+
+def test_ranks_with_different_nccl_protocols_hang_on_the_mismatch() -> None:
+    result = diagnose_text(PROTOCOLS + INTERRUPTED)
+    assert (result.layer, result.root_cause) == ("communication", "collective_mismatch")
+    top = result.candidates[0]
+    assert [e.line for e in top.evidence] == [1, 2]
+    assert "NCCL_PROTO=simple, NCCL_PROTO=ll" in top.explanation
+
+
+def test_ranks_with_one_nccl_protocol_are_no_mismatch() -> None:
+    same = PROTOCOLS.replace("to LL", "to Simple")
+    assert diagnose_text(same + INTERRUPTED).root_cause != "collective_mismatch"
+    ended = PROTOCOLS + "vm:2197:2197 [0] NCCL INFO comm 0x1 rank 1 nranks 2 - Destroy COMPLETE\n"
+    assert diagnose_text(ended).root_cause == "none"
+
+
 def _init_start(host: str, pid: int, rank: int, bus: str, comm: str = "0xaa9b") -> str:
     return (f"{host}:{pid}:{pid} [0] NCCL INFO ncclCommInitRank comm 0x1 rank {rank} nranks 2 "
             f"cudaDev 0 nvmlDev 0 busId {bus} commId {comm} - Init START\n")

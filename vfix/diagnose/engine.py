@@ -128,10 +128,11 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
             elif verdict.tallied:
                 tally.add(span.line_at(begin), verdict)
             if (event := verdict.nccl) is not None:
-                # Only a WARN, a stuck progress bar, an interface choice, a version banner or
-                # a rank's Init START keeps its line number: counting lines for every NCCL
-                # INFO line would cost more than the rest of their handling.
-                numbered = event[0] in ("warn", "waiting", "interfaces", "version", "start")
+                # Only a WARN, a stuck progress bar, an interface choice, a version banner, a
+                # protocol setting or a rank's Init START keeps its line number: counting lines
+                # for every NCCL INFO line would cost more than the rest of their handling.
+                numbered = event[0] in ("warn", "waiting", "interfaces", "version", "setting",
+                                        "start")
                 summary.add(span.line_at(begin) if numbered else 0, verdict.text, event)
         _feed_suspicious(span, verdicts, lines)
     verdicts.flush()
@@ -214,6 +215,8 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
         # KeyboardInterrupt tracebacks).
         failing = [c for c in candidates if c.evidence[0].line < hung]
         candidates = [*failing, *(c for c in candidates if c not in failing)]
+        for chosen in _summary_causes(accumulator):
+            candidates, failing = _first(chosen, candidates), _first(chosen, failing)
         status = Status.CAUSE_FOUND if failing else Status.UNKNOWN
     else:
         candidates, failing, status = _judge(candidates, lines, accumulator, summary, scanner,
@@ -296,6 +299,8 @@ def _summary_causes(accumulator: nccl.NcclAccumulator) -> list[Candidate]:
         found.append(nccl_rules.interface_candidate(*accumulator.host_only))
     if len(accumulator.versions) > 1:
         found.append(nccl_rules.version_drift_candidate(accumulator.versions))
+    if settings := accumulator.differing_settings:
+        found.append(nccl_rules.differing_settings_candidate(settings))
     if accumulator.duplicate:
         found.append(nccl_rules.duplicate_gpu_candidate(*accumulator.duplicate))
     return found

@@ -26,7 +26,7 @@ _WAITING = " 0%|"
 KEYWORDS = (
     "NCCL version", "cudaDriverVersion", "NET/IB", "NET/Socket", "Bootstrap", "via ",
     "Using network", "NCCL WARN", "Init START", "Init COMPLETE", "Destroy COMPLETE", *_ENDED,
-    _WAITING,
+    _WAITING, "set by environment to",
 )
 _MAX_WARNINGS = 10
 _MAX_RANKS = 100_000
@@ -43,6 +43,8 @@ _IB_DEVICE = re.compile(r"\[\d+\]([\w.-]+:\d+/\w+)")
 _SOCKET_USING = re.compile(r"(?:NET/Socket|Bootstrap) ?: ?Using (.+)$")
 _SOCKET_DEVICE = re.compile(r"(?:\[\d+\])?([\w.-]+:[\w.:%-]+)(?:<\d+>)?")
 _NETWORK = re.compile(r"Using network (\w+)")
+# Settings every rank of a communicator must share: "NCCL INFO NCCL_PROTO set by environment to LL"
+_SHARED_SETTING = re.compile(r"\b(NCCL_PROTO|NCCL_ALGO) set by environment to (\S+?)\.?$")
 _INIT = re.compile(r"rank (\d+) nranks (\d+).* Init (START|COMPLETE)")
 # Where a rank sits: "host:pid:tid [0] NCCL INFO ncclCommInitRank comm 0x.. rank 1 nranks 2
 # cudaDev 0 nvmlDev 0 busId 100000 commId 0xaa.. - Init START" (and "- Init COMPLETE")
@@ -66,7 +68,8 @@ def transport_of(via: str) -> str:
 # What one NCCL line says: ("warn", None), ("channel", (channel, transport)),
 # ("start", (rank, where)), ("complete", (rank, where)), ("destroy", None), ("version", v),
 # ("driver", v), ("ib_none", None), ("ib_using", devices), ("interfaces", devices),
-# ("network", name) or ("other", None). `where`: host, busId and commId, or None.
+# ("network", name), ("setting", (name, value)) or ("other", None). `where`: host, busId and
+# commId, or None.
 Event = tuple[str, Any]
 
 
@@ -102,6 +105,8 @@ def parse(text: str) -> Event | None:
         return "interfaces", tuple(_SOCKET_DEVICE.findall(found.group(1))[:8])
     if found := _NETWORK.search(text):
         return "network", found.group(1)
+    if found := _SHARED_SETTING.search(text):
+        return "setting", (found.group(1), found.group(2).lower())
     return "other", None
 
 
@@ -131,10 +136,13 @@ class NcclAccumulator:
         self._duplicate: tuple[str, int, int, Evidence, Evidence] | None = None
         self._completed_at: set[tuple[int, str]] = set()  # (rank, where) past Init COMPLETE
         self.warnings: list[Evidence] = []
+        # NCCL_PROTO / NCCL_ALGO -> each value ranks set it to: its first line
+        self.settings: dict[str, dict[str, Evidence]] = {}
 
     def add(self, line: int, text: str, event: Event | None) -> None:
         """Records one line already read by `parse` (a repeated line is parsed once); `line`
-        is only used for "warn", "waiting", "interfaces", "version" and "start" events."""
+        is only used for "warn", "waiting", "interfaces", "version", "setting" and "start"
+        events."""
         if event is None:
             return
         kind, value = event
@@ -182,6 +190,11 @@ class NcclAccumulator:
                 self.host_only = Evidence(line, text, line_source(text)), suspects
         elif kind == "network":
             self.network = value
+        elif kind == "setting":
+            name, setting = value
+            values = self.settings.setdefault(name, {})
+            if setting not in values and len(values) < _MAX_VERSIONS:
+                values[setting] = Evidence(line, text, line_source(text))
 
     def _place(self, rank: int, where: str, evidence: Evidence) -> None:
         first = self.placements.get(where)
@@ -190,6 +203,12 @@ class NcclAccumulator:
                 self.placements[where] = rank, evidence
         elif first[0] != rank:
             self._duplicate = where, first[0], rank, first[1], evidence
+
+    @property
+    def differing_settings(self) -> dict[str, Evidence]:
+        """The first line of each value of an NCCL_PROTO / NCCL_ALGO that ranks set differently."""
+        return {f"{name}={setting}": evidence for name, values in self.settings.items()
+                if len(values) > 1 for setting, evidence in values.items()}
 
     @property
     def duplicate(self) -> tuple[Evidence, Evidence] | None:

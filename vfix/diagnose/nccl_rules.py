@@ -7,6 +7,8 @@
 - NCCL version drift: ranks that load different NCCL releases (one node's wheel or libnccl2
   differs) must not share a communicator; NCCL 2.x refuses or hangs, often with a misleading
   error far from the cause.
+- Ranks that set NCCL_PROTO or NCCL_ALGO differently: NCCL does not check that the ranks of a
+  communicator agree, so their first collective hangs or fails with a size mismatch.
 - Two ranks on one GPU: two ranks of one communicator on the same host report the same GPU
   bus id in their "Init START" lines; NCCL refuses that ("Duplicate GPU detected").
 Each is reported first when the run failed or hung between ranks.
@@ -25,6 +27,7 @@ _LINK_LOCAL = re.compile(r":fe80:|^fe80:", re.IGNORECASE)
 INTERFACE_CONFIDENCE = 0.7
 DRIFT_CONFIDENCE = 0.75
 DUPLICATE_CONFIDENCE = 0.8
+SETTINGS_CONFIDENCE = 0.75
 
 
 def host_only(device: str) -> bool:
@@ -88,4 +91,24 @@ def duplicate_gpu_candidate(first: Evidence, second: Evidence) -> Candidate:
         signature="nccl-duplicate-gpu",
         kind="cause",
         matches=2,
+    )
+
+
+def differing_settings_candidate(settings: dict[str, Evidence]) -> Candidate:
+    names = ", ".join(settings)
+    return Candidate(
+        layer="communication",
+        root_cause="collective_mismatch",
+        confidence=SETTINGS_CONFIDENCE,
+        evidence=tuple(settings.values()),
+        explanation=(f"The ranks of this run set NCCL's protocol or algorithm differently "
+                     f"({names}): every rank of a communicator must use the same, or their "
+                     "collectives do not line up and hang or fail."),
+        fix=(FixStep("Give every rank and node the same NCCL_PROTO / NCCL_ALGO (or unset them "
+                     "everywhere); the nccl_env role writes one NCCL environment for the fleet.",
+                     "nccl_env"),),
+        check_next=("env | grep -E 'NCCL_(PROTO|ALGO)' on every node and in every container",),
+        signature="nccl-settings-differ",
+        kind="cause",
+        matches=len(settings),
     )
