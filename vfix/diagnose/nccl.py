@@ -43,6 +43,8 @@ _IB_DEVICE = re.compile(r"\[\d+\]([\w.-]+:\d+/\w+)")
 _SOCKET_USING = re.compile(r"(?:NET/Socket|Bootstrap) ?: ?Using (.+)$")
 _SOCKET_DEVICE = re.compile(r"(?:\[\d+\])?([\w.-]+:[\w.:%-]+)(?:<\d+>)?")
 _NETWORK = re.compile(r"Using network (\w+)")
+# The process that wrote an NCCL line: "host:pid" of "host:pid:tid [0] NCCL INFO ..."
+_PROCESS = re.compile(r"(?:^|[\s\]])([\w.-]+:\d+):\d+ \[\d+\] NCCL ")
 # Settings every rank of a communicator must share: "NCCL INFO NCCL_PROTO set by environment to LL"
 _SHARED_SETTING = re.compile(r"\b(NCCL_PROTO|NCCL_ALGO) set by environment to (\S+?)\.?$")
 _INIT = re.compile(r"rank (\d+) nranks (\d+).* Init (START|COMPLETE)")
@@ -110,6 +112,10 @@ def parse(text: str) -> Event | None:
     return "other", None
 
 
+def _process(text: str) -> str | None:
+    return found.group(1) if (found := _PROCESS.search(text)) else None
+
+
 class NcclAccumulator:
     """Fed one matching line at a time; bounded memory whatever the log's size."""
 
@@ -136,8 +142,12 @@ class NcclAccumulator:
         self._duplicate: tuple[str, int, int, Evidence, Evidence] | None = None
         self._completed_at: set[tuple[int, str]] = set()  # (rank, where) past Init COMPLETE
         self.warnings: list[Evidence] = []
-        # NCCL_PROTO / NCCL_ALGO -> each value ranks set it to: its first line
+        # NCCL_PROTO / NCCL_ALGO -> each value ranks set it to: its first line; and the
+        # processes that printed it (NCCL prints a setting once per process, during init)
         self.settings: dict[str, dict[str, Evidence]] = {}
+        self._set_by: dict[str, set[str]] = {}
+        self._started_at: dict[str, Evidence] = {}  # process -> its first Init START line
+        self._completed_procs: set[str] = set()  # processes past Init COMPLETE
 
     def add(self, line: int, text: str, event: Event | None) -> None:
         """Records one line already read by `parse` (a repeated line is parsed once); `line`
@@ -162,6 +172,9 @@ class NcclAccumulator:
             rank, where = value
             if len(self.started) < _MAX_RANKS:
                 self.started.add(rank)
+            process = _process(text)
+            if process and process not in self._started_at and len(self._started_at) < _MAX_RANKS:
+                self._started_at[process] = Evidence(line, text, line_source(text))
             if where is not None and self._duplicate is None:
                 self._place(rank, where, Evidence(line, text, line_source(text)))
         elif kind == "complete":
@@ -170,6 +183,8 @@ class NcclAccumulator:
                 self.completed.add(rank)
             if where is not None and len(self._completed_at) < _MAX_RANKS:
                 self._completed_at.add((rank, where))
+            if (process := _process(text)) and len(self._completed_procs) < _MAX_RANKS:
+                self._completed_procs.add(process)
         elif kind == "destroy":
             self.destroyed = True
         elif kind == "version":
@@ -195,6 +210,8 @@ class NcclAccumulator:
             values = self.settings.setdefault(name, {})
             if setting not in values and len(values) < _MAX_VERSIONS:
                 values[setting] = Evidence(line, text, line_source(text))
+            if (process := _process(text)) and len(self._set_by.get(name, ())) < _MAX_RANKS:
+                self._set_by.setdefault(name, set()).add(process)
 
     def _place(self, rank: int, where: str, evidence: Evidence) -> None:
         first = self.placements.get(where)
@@ -206,9 +223,17 @@ class NcclAccumulator:
 
     @property
     def differing_settings(self) -> dict[str, Evidence]:
-        """The first line of each value of an NCCL_PROTO / NCCL_ALGO that ranks set differently."""
-        return {f"{name}={setting}": evidence for name, values in self.settings.items()
-                if len(values) > 1 for setting, evidence in values.items()}
+        """Where ranks set NCCL_PROTO / NCCL_ALGO differently: the first line of each value, and
+        the Init START line of a process that completed init without printing the setting
+        (its environment left it unset)."""
+        differing: dict[str, Evidence] = {}
+        for name, values in self.settings.items():
+            unset = sorted(self._completed_procs - self._set_by.get(name, set()))
+            if len(values) > 1 or (unset and unset[0] in self._started_at):
+                differing.update((f"{name}={setting}", line) for setting, line in values.items())
+            if len(values) == 1 and unset and unset[0] in self._started_at:
+                differing[f"{name} unset"] = self._started_at[unset[0]]
+        return differing
 
     @property
     def duplicate(self) -> tuple[Evidence, Evidence] | None:

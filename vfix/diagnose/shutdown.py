@@ -23,15 +23,18 @@ class Event(Enum):
 # Lines that may mark an event; the scanner only hands over lines holding one of these.
 KEYWORDS = ("received signal=SIGTERM", "received signal=SIGINT", "KeyboardInterrupt",
             "Application startup complete", "[shutdown]", "Received 15 signal",
-            "Received 2 signal")
+            "Received 2 signal", "death signal")
 # vLLM V1: "[shutdown] EngineCore: trigger received signal=SIGTERM" (a process still starting
 # up raises KeyboardInterrupt instead); uvicorn (vLLM's API server): "INFO:     Application
 # startup complete."
 _EVENTS = (
-    # vLLM 0.26's serve command also logs the signal by number: "Received 2 signal."
-    (re.compile(r"received signal=SIGTERM\b|\bReceived 15 signal\b"), Event.STOP),
-    (re.compile(r"received signal=SIGINT\b|\bKeyboardInterrupt\b|\bReceived 2 signal\b"),
-     Event.INTERRUPT),
+    # vLLM 0.26's serve command also logs the signal by number ("Received 2 signal."), and
+    # torchrun's agent names it: "Received 2 death signal" (older: "Received Signals.SIGINT
+    # death signal"), shutting down workers
+    (re.compile(r"received signal=SIGTERM\b"
+                r"|\bReceived (?:15|Signals\.SIGTERM) (?:death )?signal\b"), Event.STOP),
+    (re.compile(r"received signal=SIGINT\b|\bKeyboardInterrupt\b"
+                r"|\bReceived (?:2|Signals\.SIGINT) (?:death )?signal\b"), Event.INTERRUPT),
     (re.compile(r"\bINFO:\s+Application startup complete\b"), Event.READY),
     # vLLM 0.26: "[shutdown] Executor: waiting for worker exit" (a signal it does not name)
     (re.compile(r"\[shutdown\] "), Event.SHUTDOWN),
