@@ -113,6 +113,30 @@ def test_ranks_with_one_nccl_protocol_are_no_mismatch() -> None:
     assert diagnose_text(ended).root_cause == "none"
 
 
+def _init(pid: int, rank: int, stage: str) -> str:
+    return (f"vm:{pid}:{pid} [0] NCCL INFO ncclCommInitRankConfig comm 0x1 rank {rank} nranks 2 "
+            f"cudaDev 0 busId 60 commId 0x50 - Init {stage}\n")
+
+
+ONE_SIDED = (_init(668, 0, "START") + _init(669, 1, "START")
+             + "vm:669:669 [0] NCCL INFO NCCL_PROTO set by environment to Simple\n"
+             + _init(669, 1, "COMPLETE") + _init(668, 0, "COMPLETE"))
+TORCHRUN_INTERRUPTED = ("W1203 23:18:45.342000 530 torch/distributed/elastic/agent/server/"
+                        "api.py:739] Received 2 death signal, shutting down workers\n")
+
+
+def test_a_rank_without_the_protocol_its_peer_set_is_a_mismatch() -> None:
+    result = diagnose_text(ONE_SIDED + TORCHRUN_INTERRUPTED)
+    assert result.root_cause == "collective_mismatch"
+    assert "NCCL_PROTO=simple, NCCL_PROTO unset" in result.candidates[0].explanation
+    assert {e.line for e in result.candidates[0].evidence} == {1, 3}
+
+
+def test_a_rank_that_never_completed_init_is_not_counted_as_unset() -> None:
+    log = ONE_SIDED.replace(_init(668, 0, "COMPLETE"), "")
+    assert diagnose_text(log + TORCHRUN_INTERRUPTED).root_cause != "collective_mismatch"
+
+
 def _init_start(host: str, pid: int, rank: int, bus: str, comm: str = "0xaa9b") -> str:
     return (f"{host}:{pid}:{pid} [0] NCCL INFO ncclCommInitRank comm 0x1 rank {rank} nranks 2 "
             f"cudaDev 0 nvmlDev 0 busId {bus} commId {comm} - Init START\n")
