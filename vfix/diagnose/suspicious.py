@@ -44,6 +44,7 @@ KEYWORDS: dict[str, int] = {
     "slurmstepd: error:": 3,
     "sbatch: error:": 3,
     "salloc: error:": 3,
+    "Warning  ": 2,  # a Kubernetes event of type Warning, as kubectl describe prints it
 }
 # An exception line: "...Error: ", "...Exception: ", or a class of a module named in full
 # ("triton.runtime.errors.OutOfResources: "), as a traceback's last line prints it.
