@@ -332,6 +332,13 @@ def test_an_exception_of_a_class_not_named_error_is_not_a_silent_death() -> None
     assert (result.root_cause, result.layer) == ("unknown", "resources")
 
 
+def test_threads_that_cannot_start_are_a_resources_failure() -> None:
+    log = ("OpenBLAS blas_thread_init: pthread_create failed for thread 6 of 16: "
+           "Resource temporarily unavailable\n")
+    result = diagnose_text(log)
+    assert (result.status, result.layer) == (Status.UNKNOWN, "resources")
+
+
 def test_slurm_error_lines_are_failures() -> None:
     log = ("srun: error: Unable to create step for job 48213: "
            "Socket timed out on send/recv operation\n")

@@ -45,6 +45,8 @@ KEYWORDS: dict[str, int] = {
     "sbatch: error:": 3,
     "salloc: error:": 3,
     "Warning  ": 2,  # a Kubernetes event of type Warning, as kubectl describe prints it
+    "pthread_create failed": 2,  # no thread could start: a pids/threads limit (OpenBLAS, OpenMP)
+    "can't start new thread": 2,  # Python's RuntimeError for the same
 }
 # An exception line: "...Error: ", "...Exception: ", or a class of a module named in full
 # ("triton.runtime.errors.OutOfResources: "), as a traceback's last line prints it.
