@@ -210,8 +210,9 @@ class NcclAccumulator:
             values = self.settings.setdefault(name, {})
             if setting not in values and len(values) < _MAX_VERSIONS:
                 values[setting] = Evidence(line, text, line_source(text))
-            if (process := _process(text)) and len(self._set_by.get(name, ())) < _MAX_RANKS:
-                self._set_by.setdefault(name, set()).add(process)
+            processes = self._set_by.setdefault(name, set())
+            if (process := _process(text)) and len(processes) < _MAX_RANKS:
+                processes.add(process)
 
     def _place(self, rank: int, where: str, evidence: Evidence) -> None:
         first = self.placements.get(where)
@@ -228,10 +229,11 @@ class NcclAccumulator:
         (its environment left it unset)."""
         differing: dict[str, Evidence] = {}
         for name, values in self.settings.items():
-            unset = sorted(self._completed_procs - self._set_by.get(name, set()))
-            if len(values) > 1 or (unset and unset[0] in self._started_at):
+            unset = [process for process in sorted(self._completed_procs - self._set_by[name])
+                     if process in self._started_at]
+            if len(values) > 1 or unset:
                 differing.update((f"{name}={setting}", line) for setting, line in values.items())
-            if len(values) == 1 and unset and unset[0] in self._started_at:
+            if unset:
                 differing[f"{name} unset"] = self._started_at[unset[0]]
         return differing
 
