@@ -22,6 +22,7 @@ SETUP = (
     ("docker0:172.17.0.1", True),
     ("cni0:10.244.0.1", True),
     ("eth0:fe80::1%eth0", True),
+    ("pod-id-link0:169.254.170.23", True),
     ("ens5:172.31.0.137", False),
     ("ib0:10.0.0.1", False),
     ("bond0:192.168.1.2", False),

@@ -1,9 +1,9 @@
 """Causes read off the NCCL_DEBUG=INFO summary rather than off one line.
 
 - A host-only interface: NCCL picks every interface that is up, skipping only `lo` and
-  `docker*` by default; on hosts with containers it can choose a veth/bridge/CNI interface or an
-  IPv6 link-local address (fe80::, only valid on one link), and ranks on other nodes never
-  connect.
+  `docker*` by default; on hosts with containers it can choose a veth/bridge/CNI interface or a
+  link-local address (IPv6 fe80::, IPv4 169.254.x.x as on EKS's pod-identity link: only valid on
+  one link), and ranks on other nodes never connect.
 - NCCL version drift: ranks that load different NCCL releases (one node's wheel or libnccl2
   differs) must not share a communicator; NCCL 2.x refuses or hangs, often with a misleading
   error far from the cause.
@@ -23,7 +23,7 @@ from vfix.diagnose.model import Candidate, Evidence, FixStep
 # Interfaces that exist only on this host: container veths, bridges, CNI/overlay devices.
 _HOST_ONLY_NAME = re.compile(
     r"^(veth|docker|br-|virbr|cni|flannel|cali|lxc|tun|tap|vxlan|weave|kube|podman|cilium)")
-_LINK_LOCAL = re.compile(r":fe80:|^fe80:", re.IGNORECASE)
+_LINK_LOCAL = re.compile(r":fe80:|^fe80:|:169\.254\.", re.IGNORECASE)
 INTERFACE_CONFIDENCE = 0.7
 DRIFT_CONFIDENCE = 0.75
 DUPLICATE_CONFIDENCE = 0.8
