@@ -43,15 +43,15 @@ _IB_DEVICE = re.compile(r"\[\d+\]([\w.-]+:\d+/\w+)")
 _SOCKET_USING = re.compile(r"(?:NET/Socket|Bootstrap) ?: ?Using (.+)$")
 _SOCKET_DEVICE = re.compile(r"(?:\[\d+\])?([\w.-]+:[\w.:%-]+)(?:<\d+>)?")
 _NETWORK = re.compile(r"Using network (\w+)")
-# The process that wrote an NCCL line: "host:pid" of "host:pid:tid [0] NCCL INFO ..."
-_PROCESS = re.compile(r"(?:^|[\s\]])([\w.-]+:\d+):\d+ \[\d+\] NCCL ")
+# The process that wrote an NCCL line: host and pid of "host:pid:tid [0] NCCL INFO ..."
+_PROCESS = re.compile(r"(?:^|[\s\]])([\w.-]+):(\d+):\d+ \[\d+\] NCCL ")
 # Settings every rank of a communicator must share: "NCCL INFO NCCL_PROTO set by environment to LL"
 _SHARED_SETTING = re.compile(r"\b(NCCL_PROTO|NCCL_ALGO) set by environment to (\S+?)\.?$")
 _INIT = re.compile(r"rank (\d+) nranks (\d+).* Init (START|COMPLETE)")
-# Where a rank sits: "host:pid:tid [0] NCCL INFO ncclCommInitRank comm 0x.. rank 1 nranks 2
-# cudaDev 0 nvmlDev 0 busId 100000 commId 0xaa.. - Init START" (and "- Init COMPLETE")
-_PLACEMENT = re.compile(
-    r"(?:^|[\s\]])([\w.-]+):\d+:\d+ \[\d+\] NCCL INFO .*\bbusId (\w+) commId (\w+)")
+# Where a rank sits (with the host of its line's prefix): "host:pid:tid [0] NCCL INFO
+# ncclCommInitRank comm 0x.. rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 100000 commId 0xaa.. -
+# Init START" (and "- Init COMPLETE")
+_PLACEMENT = re.compile(r"\bbusId (\w+) commId (\w+)")
 
 
 def transport_of(via: str) -> str:
@@ -68,10 +68,10 @@ def transport_of(via: str) -> str:
 
 
 # What one NCCL line says: ("warn", None), ("channel", (channel, transport)),
-# ("start", (rank, where)), ("complete", (rank, where)), ("destroy", None), ("version", v),
-# ("driver", v), ("ib_none", None), ("ib_using", devices), ("interfaces", devices),
-# ("network", name), ("setting", (name, value)) or ("other", None). `where`: host, busId and
-# commId, or None.
+# ("start", (rank, where, process)), ("complete", (rank, where, process)), ("destroy", None),
+# ("version", v), ("driver", v), ("ib_none", None), ("ib_using", devices),
+# ("interfaces", devices), ("network", name), ("setting", (name, value, process)) or
+# ("other", None). `where`: host, busId and commId, or None; `process`: "host:pid", or None.
 Event = tuple[str, Any]
 
 
@@ -91,8 +91,11 @@ def parse(text: str) -> Event | None:
     if "Destroy COMPLETE" in text:
         return "destroy", None
     if found := _INIT.search(text):
-        where = _PLACEMENT.search(text)
-        placed = (int(found.group(1)), " ".join(where.groups()) if where else None)
+        writer = _PROCESS.search(text)
+        placement = _PLACEMENT.search(text)
+        where = (f"{writer.group(1)} {' '.join(placement.groups())}"
+                 if writer and placement else None)
+        placed = (int(found.group(1)), where, _process(writer))
         return ("complete" if found.group(3) == "COMPLETE" else "start"), placed
     if found := _VERSION.search(text):
         return "version", found.group(1)
@@ -108,12 +111,12 @@ def parse(text: str) -> Event | None:
     if found := _NETWORK.search(text):
         return "network", found.group(1)
     if found := _SHARED_SETTING.search(text):
-        return "setting", (found.group(1), found.group(2).lower())
+        return "setting", (found.group(1), found.group(2).lower(), _process(_PROCESS.search(text)))
     return "other", None
 
 
-def _process(text: str) -> str | None:
-    return found.group(1) if (found := _PROCESS.search(text)) else None
+def _process(writer: re.Match[str] | None) -> str | None:
+    return f"{writer.group(1)}:{writer.group(2)}" if writer else None
 
 
 class NcclAccumulator:
@@ -169,21 +172,20 @@ class NcclAccumulator:
             if channel in self.channels or len(self.channels) < _MAX_CHANNELS:
                 self.channels.setdefault(channel, set()).add(transport)
         elif kind == "start":
-            rank, where = value
+            rank, where, process = value
             if len(self.started) < _MAX_RANKS:
                 self.started.add(rank)
-            process = _process(text)
             if process and process not in self._started_at and len(self._started_at) < _MAX_RANKS:
                 self._started_at[process] = Evidence(line, text, line_source(text))
             if where is not None and self._duplicate is None:
                 self._place(rank, where, Evidence(line, text, line_source(text)))
         elif kind == "complete":
-            rank, where = value
+            rank, where, process = value
             if len(self.completed) < _MAX_RANKS:
                 self.completed.add(rank)
             if where is not None and len(self._completed_at) < _MAX_RANKS:
                 self._completed_at.add((rank, where))
-            if (process := _process(text)) and len(self._completed_procs) < _MAX_RANKS:
+            if process and len(self._completed_procs) < _MAX_RANKS:
                 self._completed_procs.add(process)
         elif kind == "destroy":
             self.destroyed = True
@@ -206,12 +208,12 @@ class NcclAccumulator:
         elif kind == "network":
             self.network = value
         elif kind == "setting":
-            name, setting = value
+            name, setting, process = value
             values = self.settings.setdefault(name, {})
             if setting not in values and len(values) < _MAX_VERSIONS:
                 values[setting] = Evidence(line, text, line_source(text))
             processes = self._set_by.setdefault(name, set())
-            if (process := _process(text)) and len(processes) < _MAX_RANKS:
+            if process and len(processes) < _MAX_RANKS:
                 processes.add(process)
 
     def _place(self, rank: int, where: str, evidence: Evidence) -> None:
