@@ -332,6 +332,23 @@ def test_an_exception_of_a_class_not_named_error_is_not_a_silent_death() -> None
     assert (result.root_cause, result.layer) == ("unknown", "resources")
 
 
+def _startup_check(free: float, total: float, utilization: float) -> str:
+    return (f"(EngineCore pid=2) ValueError: Free memory on device cuda:0 ({free}/{total} GiB) "
+            "on startup is less than\ndesired GPU memory utilization "
+            f"({utilization}, {utilization * total:.2f} GiB). Decrease GPU memory utilization "
+            "or reduce GPU memory used by other processes.\n")
+
+
+def test_a_nearly_empty_gpu_short_of_the_utilization_means_the_flag_asks_too_much() -> None:
+    result = diagnose_text(_startup_check(173.8, 178.35, 0.98))
+    assert result.root_cause == "gpu_memory_utilization_too_high"
+    assert result.candidates[0].evidence[0].line == 1
+
+
+def test_a_gpu_with_much_memory_taken_at_startup_is_held_by_another_process() -> None:
+    assert diagnose_text(_startup_check(18.77, 139.8, 0.92)).root_cause == "stale_gpu_process"
+
+
 def test_threads_that_cannot_start_are_a_resources_failure() -> None:
     log = ("OpenBLAS blas_thread_init: pthread_create failed for thread 6 of 16: "
            "Resource temporarily unavailable\n")

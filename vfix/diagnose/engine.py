@@ -14,7 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from vfix.diagnose import nccl, nccl_rules, shutdown, silent_death, stall, suspicious
+from vfix.diagnose import (
+    nccl,
+    nccl_rules,
+    shutdown,
+    silent_death,
+    stall,
+    startup_memory,
+    suspicious,
+)
 from vfix.diagnose.layer_guess import guess_layer
 from vfix.diagnose.model import Candidate, Diagnosis, FixStep, NcclSummary, Status
 from vfix.diagnose.scanner import Keywords, Locator, Scanner, Span
@@ -269,6 +277,8 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
     elif failing and _died_silently(failing[0], lines):
         killed = silent_death.killed_candidate(failing[0].evidence[0])
         candidates, failing = _first(killed, candidates), _first(killed, failing)
+    elif failing and (too_high := startup_memory.asked_too_much(failing[0])):
+        candidates, failing = _first(too_high, candidates), _first(too_high, failing)
     if _fails_between_ranks(failing, lines.failed):
         for chosen in _summary_causes(accumulator):
             candidates, failing = _first(chosen, candidates), _first(chosen, failing)
