@@ -332,6 +332,25 @@ def test_an_exception_of_a_class_not_named_error_is_not_a_silent_death() -> None
     assert (result.root_cause, result.layer) == ("unknown", "resources")
 
 
+_REFUSED = ("[rank1]: torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:93, "
+            "remote process exited or there was a network error\n[rank1]: Last error:\n"
+            "[rank1]: socketPollConnect: connect to 10.0.0.1<46055> returned Connection refused, "
+            "exceeded error retry count after 35 attempts\n")
+
+
+def test_a_refused_connection_alone_reads_as_the_wrong_interface() -> None:
+    assert diagnose_text(_REFUSED).root_cause == "socket_ifname_wrong"
+
+
+def test_a_refused_connection_after_a_peer_failed_follows_from_that_failure() -> None:
+    peer_failed = ("[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+                   "249.97 GiB.\n" + "[rank0]: (training goes on restarting)\n" * 8)
+    result = diagnose_text(peer_failed + _REFUSED)
+    assert result.root_cause == "gpu_oom"
+    refused = next(c for c in result.candidates if c.root_cause == "socket_ifname_wrong")
+    assert refused.kind == "consequence"
+
+
 def _startup_check(free: float, total: float, utilization: float) -> str:
     return (f"(EngineCore pid=2) ValueError: Free memory on device cuda:0 ({free}/{total} GiB) "
             "on startup is less than\ndesired GPU memory utilization "

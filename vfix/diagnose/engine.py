@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
 
@@ -201,6 +201,7 @@ def _rank(signatures: Sequence[Signature], matched: dict[int, Matched],
             kind=kind,
             matches=record.count,
         ))
+    candidates = _after_an_earlier_cause(signatures, candidates)
     candidates.sort(key=lambda c: (_KIND_ORDER[c.kind], -c.confidence, c.evidence[0].line))
     # One candidate per root cause: the best-ranked signature speaks for it.
     seen: set[str] = set()
@@ -210,6 +211,21 @@ def _rank(signatures: Sequence[Signature], matched: dict[int, Matched],
             seen.add(candidate.root_cause)
             unique.append(candidate)
     return unique
+
+
+# An NCCL error's header ("unhandled system error ... Last error:") stands a few lines above the
+# detail it reports: a cause that close is the same failure, not an earlier one.
+_SAME_REPORT_LINES = 5
+
+
+def _after_an_earlier_cause(signatures: Sequence[Signature],
+                            candidates: list[Candidate]) -> list[Candidate]:
+    """Causes of signatures that also follow from an earlier failure (`follows_earlier_cause`)
+    become consequences when another cause shows well before them."""
+    following = {s.id for s in signatures if s.follows_earlier_cause}
+    first = min((c.evidence[0].line for c in candidates if c.kind == "cause"), default=0)
+    return [replace(c, kind="consequence") if c.signature in following and c.kind == "cause"
+            and c.evidence[0].line > first + _SAME_REPORT_LINES else c for c in candidates]
 
 
 def _conclude(name: str, candidates: list[Candidate], lines: suspicious.SuspiciousLines,
