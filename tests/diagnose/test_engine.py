@@ -338,8 +338,13 @@ _REFUSED = ("[rank1]: torch.distributed.DistBackendError: NCCL error in: Process
             "exceeded error retry count after 35 attempts\n")
 
 
-def test_a_refused_connection_alone_reads_as_the_wrong_interface() -> None:
-    assert diagnose_text(_REFUSED).root_cause == "socket_ifname_wrong"
+def test_a_refused_connection_alone_is_a_peer_not_listening() -> None:
+    assert diagnose_text(_REFUSED).root_cause == "rendezvous_unreachable"
+
+
+def test_a_refused_connection_to_a_loopback_peer_is_a_host_only_interface() -> None:
+    assert diagnose_text(_REFUSED.replace("10.0.0.1", "127.0.0.1")).root_cause == (
+        "socket_ifname_wrong")
 
 
 def test_a_refused_connection_after_a_peer_failed_follows_from_that_failure() -> None:
@@ -347,7 +352,7 @@ def test_a_refused_connection_after_a_peer_failed_follows_from_that_failure() ->
                    "249.97 GiB.\n" + "[rank0]: (training goes on restarting)\n" * 8)
     result = diagnose_text(peer_failed + _REFUSED)
     assert result.root_cause == "gpu_oom"
-    refused = next(c for c in result.candidates if c.root_cause == "socket_ifname_wrong")
+    refused = next(c for c in result.candidates if c.root_cause == "rendezvous_unreachable")
     assert refused.kind == "consequence"
 
 
