@@ -450,6 +450,21 @@ def test_a_data_parallel_head_interrupted_while_waiting_for_remote_engines_is_st
     assert (result.status, result.root_cause) == (Status.CAUSE_FOUND, "rendezvous_unreachable")
 
 
+def test_a_run_interrupted_after_waiting_for_a_placement_group_is_stuck_there() -> None:
+    """The wait, not vLLM's earlier warning that TP exceeds the GPUs, explains the hang, even
+    with the interrupt's long traceback between them."""
+    warned = ("(EngineCore pid=2) WARNING 12-04 05:52:54 [ray_utils.py:559] Tensor parallel size "
+              "(2) exceeds available GPUs (1). This may result in Ray placement group allocation "
+              "failures.\n")
+    waiting = ("(EngineCore pid=2) INFO 12-04 05:53:05 [ray_utils.py:467] Waiting for creating a "
+               "placement group of specs for 10 seconds. specs=[{'GPU': 1.0}, {'GPU': 1.0}].\n")
+    interrupted = ("(EngineCore pid=2) Traceback (most recent call last):\n"
+                   + "(EngineCore pid=2)   File \"/vllm/v1/executor/ray_utils.py\", line 1\n" * 30
+                   + "(EngineCore pid=2) KeyboardInterrupt\n")
+    result = diagnose_text(warned + waiting + interrupted + _ENGINE_FAILED)
+    assert (result.root_cause, result.candidates[0].kind) == ("ray_cluster_incomplete", "cause")
+
+
 def test_a_backtrace_printed_under_a_warning_is_not_a_failure() -> None:
     assert diagnose_text(_READY + _BACKTRACE + _FRAME).status is Status.NO_FAILURE
 

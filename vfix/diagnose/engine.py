@@ -150,7 +150,7 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
     if scanner.binary:
         return _unusable(name, "the input is not text (binary data)", scanner)
     candidates = _rank(plan.signatures, tally.matched, tally.context_seen,
-                       lifecycle.ended_at(scanner.lines))
+                       lifecycle.ended_at(scanner.lines), lifecycle.hung_until())
     return _conclude(name, candidates, lines, summary, scanner, lifecycle)
 
 
@@ -177,16 +177,18 @@ def _feed_suspicious(span: Span, verdicts: Verdicts, lines: suspicious.Suspiciou
 
 
 def _rank(signatures: Sequence[Signature], matched: dict[int, Matched],
-          context_seen: set[int], ended_at: int) -> list[Candidate]:
-    """`ended_at`: the line where the run's own work ended (see `Lifecycle.ended_at`)."""
+          context_seen: set[int], ended_at: int, hung_until: int) -> list[Candidate]:
+    """`ended_at`: the line where the run's own work ended (see `Lifecycle.ended_at`);
+    `hung_until`: where a run that hung was interrupted (0: it was not)."""
     candidates = []
     for number, record in matched.items():
         signature = signatures[number]
         if signature.context and number not in context_seen:
             continue
         kind, confidence = signature.kind, signature.confidence
-        if signature.waits and record.last_line > ended_at - stall.TAIL_LINES:
-            kind = "cause"  # the run still waited for it when it ended: stuck there
+        if signature.waits and (record.last_line > ended_at - stall.TAIL_LINES
+                                or record.last_line < hung_until):
+            kind = "cause"  # the run still waited for it when it ended, or hung after it
         elif not (record.failing or signature.fatal):  # only in INFO/WARNING lines: a note
             kind, confidence = "hint", round(confidence / 2, 2)
         candidates.append(Candidate(
