@@ -356,6 +356,17 @@ def test_a_refused_connection_after_a_peer_failed_follows_from_that_failure() ->
     assert refused.kind == "consequence"
 
 
+def test_a_world_smaller_than_the_model_parallel_size_needs_more_gpus() -> None:
+    log = "[rank0]: RuntimeError: world_size (4) is not divisible by 8\n"
+    result = diagnose_text(log)
+    assert (result.layer, result.root_cause) == ("visibility", "gpu_count_insufficient")
+
+
+def test_a_world_larger_than_the_model_parallel_size_is_a_layout_problem() -> None:
+    log = "[rank0]: RuntimeError: world_size (12) is not divisible by 8\n"
+    assert diagnose_text(log).root_cause != "gpu_count_insufficient"
+
+
 def _startup_check(free: float, total: float, utilization: float) -> str:
     return (f"(EngineCore pid=2) ValueError: Free memory on device cuda:0 ({free}/{total} GiB) "
             "on startup is less than\ndesired GPU memory utilization "

@@ -22,6 +22,7 @@ from vfix.diagnose import (
     stall,
     startup_memory,
     suspicious,
+    world_size,
 )
 from vfix.diagnose.layer_guess import guess_layer
 from vfix.diagnose.model import Candidate, Diagnosis, FixStep, NcclSummary, Status
@@ -297,6 +298,8 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
         candidates, failing = _first(killed, candidates), _first(killed, failing)
     elif failing and (too_high := startup_memory.asked_too_much(failing[0])):
         candidates, failing = _first(too_high, candidates), _first(too_high, failing)
+    if short := world_size.short_of_model_parallel(failing, lines.top()):
+        candidates, failing = _first(short, candidates), _first(short, failing)
     if _fails_between_ranks(failing, lines.failed):
         for chosen in _summary_causes(accumulator):
             candidates, failing = _first(chosen, candidates), _first(chosen, failing)
