@@ -269,6 +269,22 @@ def test_consequences_alone_still_answer() -> None:
     assert diagnose_text(log).root_cause == "nccl_timeout_rank_died"
 
 
+_CHILD_CRASHED = ("torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+                  "Root Cause (first observed failure):\n[0]:\n  exitcode  : -8 (pid: 667)\n"
+                  "  traceback : Signal 8 (SIGFPE) received by PID 667\n")
+
+
+def test_a_rank_that_crashed_in_native_code_with_no_other_cause_is_unknown() -> None:
+    result = diagnose_text(_CHILD_CRASHED)
+    assert (result.status, result.root_cause) == (Status.UNKNOWN, "unknown")
+    assert result.candidates[0].signature == "process-crashed"  # still listed, not the answer
+
+
+def test_a_crash_after_a_known_cause_follows_from_it() -> None:
+    log = "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+    assert diagnose_text(log + _CHILD_CRASHED).root_cause == "gpu_oom"
+
+
 _PG_WAIT = ("INFO 01-01 00:00:{s:02d} [ray_utils.py:1] Waiting for creating a placement group of "
             "specs for {s} seconds. specs=[{{'GPU': 1.0}}, {{'GPU': 1.0}}]. Check `ray status` "
             "to see if you have enough resources.\n")

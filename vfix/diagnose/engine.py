@@ -293,6 +293,8 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
         failing = [c for c in candidates if not (lines.raised and _only_warned(c))]
     if failing and _unexplained_before(failing, candidates, lines):
         failing = []  # what followed a failure no signature knows: the cause is unknown
+    elif failing and _crashed_natively(failing):
+        failing = []  # a native crash no signature explains: the failure, its cause unknown
     elif failing and _died_silently(failing[0], lines):
         killed = silent_death.killed_candidate(failing[0].evidence[0])
         candidates, failing = _first(killed, candidates), _first(killed, failing)
@@ -348,6 +350,12 @@ def _unexplained_before(failing: list[Candidate], candidates: list[Candidate],
         return False
     cited = {e.line for c in candidates for e in c.evidence}
     return first.line not in cited and first.line < min(c.evidence[0].line for c in failing)
+
+
+def _crashed_natively(failing: list[Candidate]) -> bool:
+    """Only consequences speak, and one of them is a process crashing in native code."""
+    return (all(c.kind == "consequence" for c in failing)
+            and any(c.signature == "process-crashed" for c in failing))
 
 
 def _died_silently(top: Candidate, lines: suspicious.SuspiciousLines) -> bool:
