@@ -280,6 +280,14 @@ def test_a_rank_that_crashed_in_native_code_with_no_other_cause_is_unknown() -> 
     assert result.candidates[0].signature == "process-crashed"  # still listed, not the answer
 
 
+def test_a_ray_worker_that_never_registered_is_a_failure_of_unknown_cause() -> None:
+    log = ("(raylet) [2025-10-31 17:10:05,847 E 24507 24507] (raylet) worker_pool.cc:586: Some "
+           "workers of the worker process(27991) have not registered within the timeout. The "
+           "process is dead, probably it crashed during start.\n")
+    result = diagnose_text(log)
+    assert (result.status, result.root_cause) == (Status.UNKNOWN, "unknown")
+
+
 def test_a_crash_after_a_known_cause_follows_from_it() -> None:
     log = "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
     assert diagnose_text(log + _CHILD_CRASHED).root_cause == "gpu_oom"

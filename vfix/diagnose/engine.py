@@ -50,6 +50,7 @@ class _Plan:
 
     def __init__(self, signatures: Sequence[Signature]) -> None:
         self.signatures = tuple(signatures)
+        self.unexplained_alone = frozenset(s.id for s in signatures if s.unexplained_alone)
         self.keywords: list[str] = []
         self.consumers: list[list[_Consumer]] = []
         self.suspicious_score: list[int] = []
@@ -152,7 +153,8 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
         return _unusable(name, "the input is not text (binary data)", scanner)
     candidates = _rank(plan.signatures, tally.matched, tally.context_seen,
                        lifecycle.ended_at(scanner.lines), lifecycle.hung_until())
-    return _conclude(name, candidates, lines, summary, scanner, lifecycle)
+    return _conclude(name, candidates, lines, summary, scanner, lifecycle,
+                     plan.unexplained_alone)
 
 
 def _fill(template: str, groups: dict[str, str]) -> str:
@@ -233,7 +235,7 @@ def _after_an_earlier_cause(signatures: Sequence[Signature],
 
 def _conclude(name: str, candidates: list[Candidate], lines: suspicious.SuspiciousLines,
               accumulator: nccl.NcclAccumulator, scanner: Scanner,
-              lifecycle: shutdown.Lifecycle) -> Diagnosis:
+              lifecycle: shutdown.Lifecycle, unexplained_alone: frozenset[str]) -> Diagnosis:
     summary = accumulator.summary(scanner.last_nccl)
     hung = lifecycle.hung_until()
     if hung and not any(c.evidence[0].line < hung for c in candidates if c.kind != "hint"):
@@ -247,7 +249,7 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
         status = Status.CAUSE_FOUND if failing else Status.UNKNOWN
     else:
         candidates, failing, status = _judge(candidates, lines, accumulator, summary, scanner,
-                                             lifecycle.stopped_healthy_at())
+                                             lifecycle.stopped_healthy_at(), unexplained_alone)
     causes = [c for c in candidates if c.kind == "cause"]
     first = min((c.evidence[0] for c in causes), key=lambda e: e.line, default=None)
     first = first or lines.first_failure()
@@ -275,7 +277,8 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
 
 def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
            accumulator: nccl.NcclAccumulator, summary: NcclSummary | None, scanner: Scanner,
-           stop_line: int) -> tuple[list[Candidate], list[Candidate], Status]:
+           stop_line: int, unexplained_alone: frozenset[str],
+           ) -> tuple[list[Candidate], list[Candidate], Status]:
     """The failing candidates, best first, and the status of a run that did not hang until
     someone pressed Ctrl-C."""
     failing = [c for c in candidates if c.kind != "hint"]
@@ -293,8 +296,8 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
         failing = [c for c in candidates if not (lines.raised and _only_warned(c))]
     if failing and _unexplained_before(failing, candidates, lines):
         failing = []  # what followed a failure no signature knows: the cause is unknown
-    elif failing and _crashed_natively(failing):
-        failing = []  # a native crash no signature explains: the failure, its cause unknown
+    elif failing and _unexplained_consequences(failing, unexplained_alone):
+        failing = []  # e.g. a native crash no signature explains: the failure, its cause unknown
     elif failing and _died_silently(failing[0], lines):
         killed = silent_death.killed_candidate(failing[0].evidence[0])
         candidates, failing = _first(killed, candidates), _first(killed, failing)
@@ -352,10 +355,11 @@ def _unexplained_before(failing: list[Candidate], candidates: list[Candidate],
     return first.line not in cited and first.line < min(c.evidence[0].line for c in failing)
 
 
-def _crashed_natively(failing: list[Candidate]) -> bool:
-    """Only consequences speak, and one of them is a process crashing in native code."""
+def _unexplained_consequences(failing: list[Candidate], unexplained_alone: frozenset[str]) -> bool:
+    """Only consequences speak, and one of them proves a failure it cannot explain (a process
+    crashing in native code, a worker that never registered)."""
     return (all(c.kind == "consequence" for c in failing)
-            and any(c.signature == "process-crashed" for c in failing))
+            and any(c.signature in unexplained_alone for c in failing))
 
 
 def _died_silently(top: Candidate, lines: suspicious.SuspiciousLines) -> bool:

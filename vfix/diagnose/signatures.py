@@ -72,6 +72,9 @@ class Signature(_Strict):
     # The message also follows from a peer that failed first (a connection to a dead rank's
     # closed port is refused): when another cause shows earlier, this is its consequence.
     follows_earlier_cause: bool = False
+    # A consequence that, when no cause shows, still proves the run failed without saying why
+    # (a native crash, a worker that never registered): the answer is then unknown.
+    unexplained_alone: bool = False
     match: tuple[Pattern, ...] = Field(min_length=1)
     context: tuple[Pattern, ...] = ()
     explanation: str = Field(min_length=10)

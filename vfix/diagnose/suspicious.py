@@ -36,6 +36,7 @@ KEYWORDS: dict[str, int] = {
     "Fatal": 2,
     "fatal error": 2,
     "died unexpectedly": 2,
+    "crashed during start": 2,  # Ray's raylet: a worker "not registered ... crashed during start"
     "Killed": 1,
     "undefined symbol": 3,
     "cannot open shared object file": 3,
