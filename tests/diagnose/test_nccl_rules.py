@@ -179,3 +179,13 @@ def test_ranks_on_one_gpu_whose_init_nccl_failed_otherwise_are_not_duplicates() 
     warn = "vm:42:42 [0] graph/xml.cc:133 NCCL WARN XML Parse error : expecting '<', got ' '\n"
     failure = "RuntimeError: NCCL error: internal error - please report this issue\n"
     assert diagnose_text(start + warn + failure).root_cause == "nccl_internal_error"
+
+
+def test_ranks_on_one_gpu_stuck_retrying_a_peer_are_stuck_on_the_network() -> None:
+    """An init that stops while a rank retries connecting to its peer is not silent: the peer's
+    address is unreachable from it, whatever the two ranks' GPUs."""
+    start = _init_start("vm", 42, 0, "60") + _init_start("vm", 43, 1, "60")
+    retries = "".join(f"vm:43:43 [0] NCCL INFO socketPollConnect: connect to 10.88.0.1<49519> "
+                      f"returned No route to host, retrying ({n}/34) after sleep for {n}00 msec\n"
+                      for n in range(1, 4))
+    assert diagnose_text(start + retries).root_cause == "socket_ifname_wrong"

@@ -26,13 +26,16 @@ _WAITING = " 0%|"
 KEYWORDS = (
     "NCCL version", "cudaDriverVersion", "NET/IB", "NET/Socket", "Bootstrap", "via ",
     "Using network", "NCCL WARN", "Init START", "Init COMPLETE", "Destroy COMPLETE", *_ENDED,
-    _WAITING, "set by environment to",
+    _WAITING, "set by environment to", "retrying (",
 )
 _MAX_WARNINGS = 10
 _MAX_RANKS = 100_000
 _MAX_CHANNELS = 256
 _MAX_VERSIONS = 8
 
+# socketPollConnect retrying a peer ("connect to 10.0.0.1<4021> returned No route to host,
+# retrying (3/34)"): the init is not silent, it is stuck on the network.
+_CONNECT_RETRY = re.compile(r"onnect to \S+ returned .+, retrying \(")
 _VERSION = re.compile(r"NCCL version (\S+)")
 _RELEASE = re.compile(r"\d+\.\d+\.\d+")  # "2.28.9" of "2.28.9+cuda13.0" or torch's "2.28.9,"
 _DRIVER = re.compile(r"cudaDriverVersion (\d+)")
@@ -67,7 +70,7 @@ def transport_of(via: str) -> str:
     return head.split()[0] if head else "unknown"
 
 
-# What one NCCL line says: ("warn", None), ("channel", (channel, transport)),
+# What one NCCL line says: ("warn", None), ("retry", None), ("channel", (channel, transport)),
 # ("start", (rank, where, process)), ("complete", (rank, where, process)), ("destroy", None),
 # ("version", v), ("driver", v), ("ib_none", None), ("ib_using", devices),
 # ("interfaces", devices), ("network", name), ("setting", (name, value, process)) or
@@ -86,6 +89,8 @@ def parse(text: str) -> Event | None:
         return None
     if "NCCL WARN" in text:
         return "warn", None
+    if _CONNECT_RETRY.search(text):
+        return "retry", None
     if found := _CHANNEL.search(text):
         return "channel", (found.group(1).zfill(2), transport_of(found.group(2)))
     if "Destroy COMPLETE" in text:
@@ -145,6 +150,7 @@ class NcclAccumulator:
         self._duplicate: tuple[str, int, int, Evidence, Evidence] | None = None
         self._completed_at: set[tuple[int, str]] = set()  # (rank, where) past Init COMPLETE
         self.warnings: list[Evidence] = []
+        self.retried = False  # a rank retried connecting to a peer
         # NCCL_PROTO / NCCL_ALGO -> each value ranks set it to: its first line; and the
         # processes that printed it (NCCL prints a setting once per process, during init)
         self.settings: dict[str, dict[str, Evidence]] = {}
@@ -163,7 +169,9 @@ class NcclAccumulator:
             self.waiting_line = line
             return
         self.seen = True
-        if kind == "warn":
+        if kind == "retry":
+            self.retried = True
+        elif kind == "warn":
             if len(self.warnings) < _MAX_WARNINGS:
                 self.warnings.append(Evidence(line, text, line_source(text)))
         elif kind == "channel":
@@ -243,10 +251,11 @@ class NcclAccumulator:
     def duplicate(self) -> tuple[Evidence, Evidence] | None:
         """The Init START lines of two ranks placed on one GPU of one host. NCCL checks for
         that in init and fails with a WARN "Duplicate GPU detected" (a signature of its own):
-        ranks that got past Init COMPLETE there, or an init that NCCL failed with another WARN,
-        were not a duplicate to NCCL (different hosts to it: NCCL_HOSTID, containers sharing
-        a GPU under their own host names). What is left: a run that stopped in init silently."""
-        if self._duplicate is None or self.warnings:
+        ranks that got past Init COMPLETE there, or an init that NCCL failed with another WARN
+        or that retried connecting to a peer, were not a duplicate to NCCL (different hosts to
+        it: NCCL_HOSTID, containers sharing a GPU under their own host names). What is left: a
+        run that stopped in init silently."""
+        if self._duplicate is None or self.warnings or self.retried:
             return None
         where, first_rank, second_rank, first, second = self._duplicate
         if {(first_rank, where), (second_rank, where)} <= self._completed_at:
