@@ -228,6 +228,12 @@ def test_failure_markers_and_acronyms_keep_their_case() -> None:
     assert all(c.root_cause != "mig_unsupported" for c in result.candidates)
 
 
+def test_a_command_echoed_after_a_shell_prompt_is_not_a_failure() -> None:
+    command = "# node 1: $ grep -c 'Duplicate GPU detected' /var/log/train/rank*.log\n"
+    assert diagnose_text(command + "INFO 01-01 00:00:01 [api_server.py:1] Starting vLLM API "
+                         "server on http://0.0.0.0:8000\n").status is Status.NO_FAILURE
+
+
 def test_torch_and_deepspeed_warning_formats_are_notes() -> None:
     for line in ("W1202 20:13:43.225000 1351 torch/distributed/run.py:1] Address already in use",
                  "[2024-01-01 00:00:00,000] [WARNING] [runner.py:1] Address already in use"):

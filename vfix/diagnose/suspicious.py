@@ -81,6 +81,10 @@ _PYDANTIC_HEADER = re.compile(r"ValidationError: \d+ validation errors? for ")
 # LD_PRELOAD cannot be preloaded (...): ignored.") and runs on without it: a note, not a failure.
 _LOADER_IGNORED = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored")
 
+# A command echoed after a shell prompt ("$ NCCL_DEBUG=INFO torchrun ...", "# node 1: $ vllm
+# serve ..."): what was run, not what failed.
+_COMMAND_ECHO = re.compile(r"^\s*(?:#[^$]{0,40})?\$ ")
+
 # An environment variable set on a command line or in an env dump names no failure, though
 # its name may hold one ("TORCH_NCCL_ASYNC_ERROR_HANDLING=1 torchrun ...").
 _ASSIGNED_NAME = re.compile(r"\b[A-Z][A-Z0-9_]*=")
@@ -95,9 +99,11 @@ def is_warning_level(text: str) -> bool:
 
 
 def is_benign(text: str) -> bool:
-    """Whether the line only reports: logged at INFO/WARNING/DEBUG, or a note the loader ignored."""
+    """Whether the line only reports: logged at INFO/WARNING/DEBUG, a note the loader ignored,
+    or a command echoed after a shell prompt."""
     return (_BENIGN_LEVEL.search(text[:300]) is not None
-            or _LOADER_IGNORED.search(text) is not None)
+            or _LOADER_IGNORED.search(text) is not None
+            or _COMMAND_ECHO.match(text) is not None)
 
 
 def _judge(line: int, text: str, score: int) -> tuple[int, int, str] | None:
