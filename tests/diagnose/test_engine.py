@@ -121,6 +121,8 @@ def test_unknown_failure_lists_the_most_suspicious_lines() -> None:
      "resources"),
     ("  Value error, expert parallel needs a MoE model, not a dense one [type=value_error",
      "partitioning"),
+    ("RuntimeError: GPU 3 reported a PCIe replay storm, the frobnicator gave up", "visibility"),
+    ("srun: error: Node failure on gpu-node-04", "network"),
 ])
 def test_an_unknown_failure_is_placed_by_the_words_of_its_failing_lines(
         failing_line: str, layer: str) -> None:
