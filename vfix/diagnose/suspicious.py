@@ -77,9 +77,12 @@ _BACKTRACE_FRAME = re.compile(r"(?:\[rank\d+\]:)?\s*frame #\d+: ")
 # message is on the next line ("  Value error, ..."), which is the exception to show.
 _PYDANTIC_HEADER = re.compile(r"ValidationError: \d+ validation errors? for ")
 
-# glibc's loader reports an LD_PRELOAD entry it cannot load ("ERROR: ld.so: object 'x' from
-# LD_PRELOAD cannot be preloaded (...): ignored.") and runs on without it: a note, not a failure.
-_LOADER_IGNORED = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored")
+# Errors their writer says the run goes on without: glibc's loader skipping an LD_PRELOAD entry
+# ("ERROR: ld.so: object 'x' from LD_PRELOAD cannot be preloaded (...): ignored."), a Ray worker
+# without its metrics agent ("... E ...] Failed to establish connection to the metrics exporter
+# agent. Metrics will not be exported."): notes, not failures.
+_RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
+                          r"|Metrics will not be exported")
 
 # A command echoed after a shell prompt ("$ NCCL_DEBUG=INFO torchrun ...", "# node 1: $ vllm
 # serve ..."): what was run, not what failed.
@@ -99,10 +102,10 @@ def is_warning_level(text: str) -> bool:
 
 
 def is_benign(text: str) -> bool:
-    """Whether the line only reports: logged at INFO/WARNING/DEBUG, a note the loader ignored,
-    or a command echoed after a shell prompt."""
+    """Whether the line only reports: logged at INFO/WARNING/DEBUG, an error the run goes on
+    without, or a command echoed after a shell prompt."""
     return (_BENIGN_LEVEL.search(text[:300]) is not None
-            or _LOADER_IGNORED.search(text) is not None
+            or _RUN_GOES_ON.search(text) is not None
             or _COMMAND_ECHO.match(text) is not None)
 
 
