@@ -457,6 +457,19 @@ def test_a_hang_ended_with_ctrl_c_is_explained_by_what_came_before_the_interrupt
     assert result.candidates[0].evidence[0].line == 1
 
 
+def test_no_ib_device_does_not_explain_a_hang_once_nccl_chose_sockets() -> None:
+    setup = ("node-0:877:877 [0] NCCL INFO NET/IB : No device found.\n"
+             "node-0:877:877 [0] NCCL INFO NET/Socket : Using [0]eth1:10.77.51.1<0>\n"
+             "node-0:877:877 [0] NCCL INFO Using network Socket\n"
+             "node-0:877:877 [0] NCCL INFO ncclCommInitRankConfig comm 0x1 rank 0 nranks 2 "
+             "cudaDev 0 nvmlDev 0 busId 60 commId 0xedfe - Init START\n")
+    interrupted = ("W1204 10:49:44.007000 615 torch/distributed/elastic/agent/server/api.py:739] "
+                   "Received 2 death signal, shutting down workers\n")
+    assert diagnose_text(setup + interrupted).root_cause != "ib_unavailable"
+    without_fallback = setup.replace("Using network Socket", "Using network IB")
+    assert diagnose_text(without_fallback + interrupted).root_cause == "ib_unavailable"
+
+
 # The C++ backtrace torch prints under a c10d warning: its header, then one line per frame.
 _BACKTRACE = ("Exception raised from delay at /pytorch/torch/csrc/distributed/c10d/socket.cpp:113 "
               "(most recent call first):\n")

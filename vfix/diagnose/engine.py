@@ -242,7 +242,8 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
         # Ctrl-C ended a run that never became ready and had not failed: it hung. Only what
         # it printed before the interrupt can say why, not what the interrupt broke (the
         # KeyboardInterrupt tracebacks).
-        failing = [c for c in candidates if c.evidence[0].line < hung]
+        failing = [c for c in candidates
+                   if c.evidence[0].line < hung and not _fell_back(c, summary)]
         candidates = [*failing, *(c for c in candidates if c not in failing)]
         for chosen in _summary_causes(accumulator):
             candidates, failing = _first(chosen, candidates), _first(chosen, failing)
@@ -313,6 +314,13 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
     if failing:
         return candidates, failing, Status.CAUSE_FOUND
     return candidates, failing, Status.UNKNOWN if lines.failed else Status.NO_FAILURE
+
+
+def _fell_back(hint: Candidate, summary: NcclSummary | None) -> bool:
+    """A note that NCCL found no IB device, when it then chose TCP sockets: slower, but no
+    reason for a hang."""
+    return (hint.root_cause == "ib_unavailable" and hint.kind == "hint"
+            and summary is not None and summary.network == "Socket")
 
 
 def _first(chosen: Candidate, candidates: list[Candidate]) -> list[Candidate]:
