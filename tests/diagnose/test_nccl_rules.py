@@ -1,4 +1,5 @@
-"""Causes read off the NCCL summary: a host-only interface, ranks on different NCCL releases."""
+"""Causes read off the NCCL summary: a host-only interface, ranks on different NCCL releases,
+ranks with different protocols, two ranks on one GPU, ranks whose collectives drifted apart."""
 
 from __future__ import annotations
 
@@ -189,3 +190,31 @@ def test_ranks_on_one_gpu_stuck_retrying_a_peer_are_stuck_on_the_network() -> No
                       f"returned No route to host, retrying ({n}/34) after sleep for {n}00 msec\n"
                       for n in range(1, 4))
     assert diagnose_text(start + retries).root_cause == "socket_ifname_wrong"
+
+
+def _timeout(rank: int, enqueued: int, completed: int) -> str:
+    return (f"[rank{rank}]:[E1204 12:17:02.974 ProcessGroupNCCL.cpp:1914] [PG ID 0 PG GUID "
+            f"0(default_pg) Rank {rank}] Received a dump signal due to a collective timeout. "
+            f"Last enqueued NCCL work: {enqueued}, last completed NCCL work: {completed}.\n")
+
+
+WATCHDOG = ("[rank1]:[E1204 12:16:57.8 ProcessGroupNCCL.cpp:689] [Rank 1] Watchdog caught "
+            "collective operation timeout: WorkNCCL(SeqNum=4, OpType=RECV, NumelIn=4194304, "
+            "NumelOut=4194304, Timeout(ms)=20000) ran for 20093 milliseconds before timing out.\n")
+
+
+def test_ranks_whose_completed_collectives_drift_apart_ran_different_ones() -> None:
+    result = diagnose_text(WATCHDOG + _timeout(1, 4, 3) + _timeout(0, 6, 6))
+    assert result.root_cause == "collective_mismatch"
+    assert [e.line for e in result.candidates[0].evidence] == [2, 3]
+
+
+@pytest.mark.parametrize(("behind", "ahead"), [(15, 15), (15, 16)])
+def test_a_stalled_rank_leaves_its_peers_at_the_same_collective(behind: int, ahead: int) -> None:
+    log = WATCHDOG + _timeout(1, 15, behind) + _timeout(0, 16, ahead)
+    assert diagnose_text(log).root_cause == "nccl_timeout_rank_died"
+
+
+def test_progress_of_different_process_groups_is_not_compared() -> None:
+    log = WATCHDOG + _timeout(1, 4, 3) + _timeout(0, 9, 9).replace("GUID 0(", "GUID 5(")
+    assert diagnose_text(log).root_cause == "nccl_timeout_rank_died"

@@ -142,7 +142,7 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
                 # protocol setting or a rank's Init START keeps its line number: counting lines
                 # for every NCCL INFO line would cost more than the rest of their handling.
                 numbered = event[0] in ("warn", "waiting", "interfaces", "version", "setting",
-                                        "start")
+                                        "start", "progress")
                 summary.add(span.line_at(begin) if numbered else 0, verdict.text, event)
         _feed_suspicious(span, verdicts, lines)
     verdicts.flush()
@@ -345,6 +345,8 @@ def _summary_causes(accumulator: nccl.NcclAccumulator) -> list[Candidate]:
         found.append(nccl_rules.version_drift_candidate(accumulator.versions))
     if settings := accumulator.differing_settings:
         found.append(nccl_rules.differing_settings_candidate(settings))
+    if uneven := accumulator.uneven_progress:
+        found.append(nccl_rules.uneven_progress_candidate(*uneven))
     if accumulator.duplicate:
         found.append(nccl_rules.duplicate_gpu_candidate(*accumulator.duplicate))
     return found

@@ -26,12 +26,13 @@ _WAITING = " 0%|"
 KEYWORDS = (
     "NCCL version", "cudaDriverVersion", "NET/IB", "NET/Socket", "Bootstrap", "via ",
     "Using network", "NCCL WARN", "Init START", "Init COMPLETE", "Destroy COMPLETE", *_ENDED,
-    _WAITING, "set by environment to", "retrying (",
+    _WAITING, "set by environment to", "retrying (", "last completed NCCL work",
 )
 _MAX_WARNINGS = 10
 _MAX_RANKS = 100_000
 _MAX_CHANNELS = 256
 _MAX_VERSIONS = 8
+_MAX_GROUPS = 64
 
 # socketPollConnect retrying a peer ("connect to 10.0.0.1<4021> returned No route to host,
 # retrying (3/34)"): the init is not silent, it is stuck on the network.
@@ -55,6 +56,11 @@ _INIT = re.compile(r"rank (\d+) nranks (\d+).* Init (START|COMPLETE)")
 # ncclCommInitRank comm 0x.. rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 100000 commId 0xaa.. -
 # Init START" (and "- Init COMPLETE")
 _PLACEMENT = re.compile(r"\bbusId (\w+) commId (\w+)")
+# torch's flight recorder when a collective timed out, per rank and process group: "[PG ID 0 PG
+# GUID 0(default_pg) Rank 1] Received a dump signal ... Last enqueued NCCL work: 4, last
+# completed NCCL work: 3."
+_PROGRESS = re.compile(r"(?i)last completed NCCL work: (\d+)")
+_PROGRESS_RANK = re.compile(r"(?:PG GUID (\S+?)(?:\(\w*\))? )?Rank (\d+)\]")
 
 
 def transport_of(via: str) -> str:
@@ -73,8 +79,9 @@ def transport_of(via: str) -> str:
 # What one NCCL line says: ("warn", None), ("retry", None), ("channel", (channel, transport)),
 # ("start", (rank, where, process)), ("complete", (rank, where, process)), ("destroy", None),
 # ("version", v), ("driver", v), ("ib_none", None), ("ib_using", devices),
-# ("interfaces", devices), ("network", name), ("setting", (name, value, process)) or
-# ("other", None). `where`: host, busId and commId, or None; `process`: "host:pid", or None.
+# ("interfaces", devices), ("network", name), ("setting", (name, value, process)),
+# ("progress", (process group, rank, completed)) or ("other", None). `where`: host, busId and
+# commId, or None; `process`: "host:pid", or None.
 Event = tuple[str, Any]
 
 
@@ -89,6 +96,8 @@ def parse(text: str) -> Event | None:
         return None
     if "NCCL WARN" in text:
         return "warn", None
+    if (found := _PROGRESS.search(text)) and (rank := _PROGRESS_RANK.search(text)):
+        return "progress", (rank.group(1) or "", int(rank.group(2)), int(found.group(1)))
     if _CONNECT_RETRY.search(text):
         return "retry", None
     if found := _CHANNEL.search(text):
@@ -157,11 +166,13 @@ class NcclAccumulator:
         self._set_by: dict[str, set[str]] = {}
         self._started_at: dict[str, Evidence] = {}  # process -> its first Init START line
         self._completed_procs: set[str] = set()  # processes past Init COMPLETE
+        # process group -> rank -> the last collective it completed, and that line
+        self.progress: dict[str, dict[int, tuple[int, Evidence]]] = {}
 
     def add(self, line: int, text: str, event: Event | None) -> None:
         """Records one line already read by `parse` (a repeated line is parsed once); `line`
-        is only used for "warn", "waiting", "interfaces", "version", "setting" and "start"
-        events."""
+        is only used for "warn", "waiting", "interfaces", "version", "setting", "start" and
+        "progress" events."""
         if event is None:
             return
         kind, value = event
@@ -223,6 +234,12 @@ class NcclAccumulator:
             processes = self._set_by.setdefault(name, set())
             if process and len(processes) < _MAX_RANKS:
                 processes.add(process)
+        elif kind == "progress":
+            group, rank, completed = value
+            if group in self.progress or len(self.progress) < _MAX_GROUPS:
+                ranks = self.progress.setdefault(group, {})
+                if rank in ranks or len(ranks) < _MAX_RANKS:
+                    ranks[rank] = completed, Evidence(line, text, line_source(text))
 
     def _place(self, rank: int, where: str, evidence: Evidence) -> None:
         first = self.placements.get(where)
@@ -261,6 +278,22 @@ class NcclAccumulator:
         if {(first_rank, where), (second_rank, where)} <= self._completed_at:
             return None
         return first, second
+
+    @property
+    def uneven_progress(self) -> tuple[Evidence, Evidence] | None:
+        """The flight-recorder lines of two ranks of one process group when one completed at
+        least two more collectives than the other before the timeout. Matching collectives
+        complete together on every rank (one may lag the other by the one in flight), so
+        ranks that drifted further apart ran different collectives or sizes; a rank that
+        stalled or died stops completing with its peers, not behind them."""
+        for ranks in self.progress.values():
+            if len(ranks) < 2:
+                continue
+            behind = min(ranks.values(), key=lambda progress: progress[0])
+            ahead = max(ranks.values(), key=lambda progress: progress[0])
+            if ahead[0] - behind[0] >= 2:
+                return behind[1], ahead[1]
+        return None
 
     def summary(self, last_line: tuple[int, str] | None) -> NcclSummary | None:
         if not self.seen:

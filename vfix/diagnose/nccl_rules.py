@@ -9,6 +9,8 @@
   error far from the cause.
 - Ranks that set NCCL_PROTO or NCCL_ALGO differently: NCCL does not check that the ranks of a
   communicator agree, so their first collective hangs or fails with a size mismatch.
+- Ranks that drifted apart: when a collective timed out, torch's flight recorder prints each
+  rank's last completed collective; ranks two or more apart did not run the same collectives.
 - Two ranks on one GPU: two ranks of one communicator on the same host report the same GPU
   bus id in their "Init START" lines; NCCL refuses that ("Duplicate GPU detected").
 Each is reported first when the run failed or hung between ranks.
@@ -111,4 +113,26 @@ def differing_settings_candidate(settings: dict[str, Evidence]) -> Candidate:
         signature="nccl-settings-differ",
         kind="cause",
         matches=len(settings),
+    )
+
+
+def uneven_progress_candidate(behind: Evidence, ahead: Evidence) -> Candidate:
+    return Candidate(
+        layer="communication",
+        root_cause="collective_mismatch",
+        confidence=SETTINGS_CONFIDENCE,
+        evidence=(behind, ahead),
+        explanation=("When the collective timed out, one rank had completed at least two more "
+                     "collectives than another: their collectives completed without each other, "
+                     "so the ranks did not run the same operations or sizes (a send/recv shape "
+                     "that differs, a collective some ranks skip). A rank that died or stalled "
+                     "leaves its peers waiting at the same collective instead."),
+        fix=(FixStep("Rerun with TORCH_DISTRIBUTED_DEBUG=DETAIL: torch then names the first "
+                     "collective that differs between ranks. Make every rank call the same "
+                     "collectives, with the same shapes and dtypes, in the same order.", None),),
+        check_next=("each rank's 'Last enqueued / last completed NCCL work' line and the "
+                    "flight recorder dump: the operation and sizes where the ranks part",),
+        signature="nccl-ranks-drifted-apart",
+        kind="cause",
+        matches=2,
     )
