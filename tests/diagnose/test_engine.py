@@ -551,3 +551,33 @@ def test_an_environment_variable_named_after_errors_is_not_a_failure() -> None:
     assert diagnose_text(command + "step 8 loss 0.1\n").status is Status.NO_FAILURE
     failing = "ERROR: train.py exited with TORCH_NCCL_ASYNC_ERROR_HANDLING=1 set\n"
     assert diagnose_text(command + failing).status is Status.UNKNOWN
+
+
+_KILLED = ("E1204 12:31:40.139000 706 torch/distributed/elastic/multiprocessing/api.py:986] "
+           "failed (exitcode: -9) local_rank: 0 (pid: 982) of binary: /usr/bin/python\n")
+_PEER_GONE = ("[2026-12-04 12:31:39] node1:981:1135 [0] misc/socket.cc:72 NCCL WARN "
+              "socketProgress: Connection closed by remote peer node0<47880>\n")
+_TIMEOUT = ("[rank1]:[E1204 12:31:40.02 ProcessGroupNCCL.cpp:689] [Rank 1] Watchdog caught "
+            "collective operation timeout: WorkNCCL(SeqNum=15, OpType=ALLREDUCE, "
+            "Timeout(ms)=30000) ran for 30012 milliseconds before timing out.\n")
+
+
+def test_a_rank_killed_before_its_peers_timed_out_explains_the_timeouts() -> None:
+    # The peers' dead-peer report may come before the launcher's; the kill still came
+    # before the timeouts, which are then its consequence.
+    result = diagnose_text(_PEER_GONE + _KILLED + _TIMEOUT)
+    assert result.root_cause == "host_oom_killed"
+    assert result.status is Status.CAUSE_FOUND
+
+
+def test_a_hung_job_killed_after_its_timeouts_stays_a_timeout() -> None:
+    harness = "./run.sh: line 99:   497 Killed                  timeout -s INT 300 torchrun\n"
+    assert diagnose_text(_TIMEOUT + harness).root_cause == "nccl_timeout_rank_died"
+
+
+def test_lines_of_a_merged_signature_are_cited_not_unexplained() -> None:
+    # the dead-peer WARN is process-died's, merged into the watchdog's candidate: the failure
+    # is explained by the timeouts, not an unknown exception before them
+    result = diagnose_text(_PEER_GONE + _TIMEOUT)
+    assert result.root_cause == "nccl_timeout_rank_died"
+    assert [e.line for e in result.candidates[0].evidence] == [2, 1]

@@ -179,6 +179,9 @@ def _feed_suspicious(span: Span, verdicts: Verdicts, lines: suspicious.Suspiciou
         lines.feed(line, verdict.text, verdict.score)
 
 
+_MAX_MERGED_EVIDENCE = 8
+
+
 def _rank(signatures: Sequence[Signature], matched: dict[int, Matched],
           context_seen: set[int], ended_at: int, hung_until: int) -> list[Candidate]:
     """`ended_at`: the line where the run's own work ended (see `Lifecycle.ended_at`);
@@ -208,14 +211,37 @@ def _rank(signatures: Sequence[Signature], matched: dict[int, Matched],
         ))
     candidates = _after_an_earlier_cause(signatures, candidates)
     candidates.sort(key=lambda c: (_KIND_ORDER[c.kind], -c.confidence, c.evidence[0].line))
-    # One candidate per root cause: the best-ranked signature speaks for it.
-    seen: set[str] = set()
-    unique = []
+    candidates = _ended_before_the_timeouts(signatures, candidates)
+    # One candidate per root cause: the best-ranked signature speaks for it, citing the lines
+    # of the others after its own (a failure they cite is explained, not unknown).
+    unique: dict[str, Candidate] = {}
     for candidate in candidates:
-        if candidate.root_cause not in seen:
-            seen.add(candidate.root_cause)
-            unique.append(candidate)
-    return unique
+        kept = unique.setdefault(candidate.root_cause, candidate)
+        if kept is not candidate and len(kept.evidence) < _MAX_MERGED_EVIDENCE:
+            cited = {e.line for e in kept.evidence}
+            more = tuple(e for e in candidate.evidence if e.line not in cited)
+            unique[kept.root_cause] = replace(
+                kept, evidence=(kept.evidence + more)[:_MAX_MERGED_EVIDENCE])
+    return list(unique.values())
+
+
+def _ended_before_the_timeouts(signatures: Sequence[Signature],
+                               candidates: list[Candidate]) -> list[Candidate]:
+    """A consequence saying how a process ended (`explains_later_timeouts`) goes just above the
+    collective timeouts it came before: the peers timed out because that process was gone. One
+    that came after them (a harness killing a hung job) stays below."""
+    explaining = {s.id for s in signatures if s.explains_later_timeouts}
+    timeout = next((c for c in candidates if c.signature == _TIMEOUT_SIGNATURE), None)
+    if timeout is None:
+        return candidates
+    earlier = [c for c in candidates if c.signature in explaining and c.kind == timeout.kind
+               and c.evidence[0].line < timeout.evidence[0].line]
+    rest = [c for c in candidates if c not in earlier]
+    at = rest.index(timeout)
+    return [*rest[:at], *earlier, *rest[at:]]
+
+
+_TIMEOUT_SIGNATURE = "nccl-watchdog-timeout"
 
 
 # An NCCL error's header ("unhandled system error ... Last error:") stands a few lines above the

@@ -75,6 +75,9 @@ class Signature(_Strict):
     # A consequence that, when no cause shows, still proves the run failed without saying why
     # (a native crash, a worker that never registered): the answer is then unknown.
     unexplained_alone: bool = False
+    # A consequence that says how a process ended (killed by SIGKILL): shown before the peers'
+    # collective timeouts, it explains them and goes above them.
+    explains_later_timeouts: bool = False
     match: tuple[Pattern, ...] = Field(min_length=1)
     context: tuple[Pattern, ...] = ()
     explanation: str = Field(min_length=10)
