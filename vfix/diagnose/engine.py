@@ -179,7 +179,8 @@ def _feed_suspicious(span: Span, verdicts: Verdicts, lines: suspicious.Suspiciou
         lines.feed(line, verdict.text, verdict.score)
 
 
-_MAX_MERGED_EVIDENCE = 8
+_MAX_MERGED_EVIDENCE = 8  # lines one candidate cites once others of its root cause merge in
+_TIMEOUT_SIGNATURE = "nccl-watchdog-timeout"
 
 
 def _rank(signatures: Sequence[Signature], matched: dict[int, Matched],
@@ -239,9 +240,6 @@ def _ended_before_the_timeouts(signatures: Sequence[Signature],
     rest = [c for c in candidates if c not in earlier]
     at = rest.index(timeout)
     return [*rest[:at], *earlier, *rest[at:]]
-
-
-_TIMEOUT_SIGNATURE = "nccl-watchdog-timeout"
 
 
 # An NCCL error's header ("unhandled system error ... Last error:") stands a few lines above the
