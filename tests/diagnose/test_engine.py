@@ -123,6 +123,8 @@ def test_unknown_failure_lists_the_most_suspicious_lines() -> None:
      "partitioning"),
     ("RuntimeError: GPU 3 reported a PCIe replay storm, the frobnicator gave up", "visibility"),
     ("srun: error: Node failure on gpu-node-04", "network"),
+    ("resume.py ERROR: Quota 'C2_CPUS' exceeded. Limit: 300.0 in region europe-west4.",
+     "resources"),
 ])
 def test_an_unknown_failure_is_placed_by_the_words_of_its_failing_lines(
         failing_line: str, layer: str) -> None:
@@ -338,6 +340,14 @@ def test_a_failure_before_the_stop_request_still_counts() -> None:
     log = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
     result = diagnose_text(log + _STOPPED)
     assert (result.status, result.root_cause) == (Status.CAUSE_FOUND, "gpu_oom")
+
+
+def test_clients_timing_out_before_the_stop_make_its_errors_count() -> None:
+    # the server hung while serving (clients timed out); its own error shows only as it stops
+    log = ("[client t=140s] POST /v1/completions failed: TimeoutError('timed out')\n" + _STOPPED
+           + "(APIServer pid=1) OSError: [Errno 24] Too many open files\n")
+    assert diagnose_text(log).root_cause == "fd_limit_too_low"
+    assert diagnose_text(_STOPPED + log.splitlines(keepends=True)[-1]).root_cause == "none"
 
 
 _ENGINE_FAILED = ("(APIServer pid=1) RuntimeError: Engine core initialization failed. See root "

@@ -354,8 +354,9 @@ def _first(chosen: Candidate, candidates: list[Candidate]) -> list[Candidate]:
 
 def _failed_before(line: int, candidates: list[Candidate],
                    lines: suspicious.SuspiciousLines) -> bool:
-    """Whether a cause, a consequence or a failing line came before `line`."""
-    first = lines.first_failure()
+    """Whether a cause, a consequence or a failing line (an exception or a weaker one, such as
+    a client's timeout while the server hung) came before `line`."""
+    first = lines.earliest()
     return ((first is not None and first.line < line)
             or any(c.evidence[0].line < line for c in candidates if c.kind != "hint"))
 

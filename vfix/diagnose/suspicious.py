@@ -172,6 +172,11 @@ class SuspiciousLines:
         items = self._all()
         return self.first_exception() or (_evidence(items[0]) if items else None)
 
+    def earliest(self) -> Evidence | None:
+        """The earliest failing line, an exception or not."""
+        items = self._all()
+        return _evidence(min(items, key=lambda item: item[1])) if items else None
+
     def first_exception(self) -> Evidence | None:
         """The earliest exception/crash line."""
         strong = [item for item in self._all() if item[0] >= 3]
