@@ -169,13 +169,12 @@ class SuspiciousLines:
 
     def first_failure(self) -> Evidence | None:
         """The earliest exception/crash line, else the earliest suspicious line."""
-        items = self._all()
-        return self.first_exception() or (_evidence(items[0]) if items else None)
+        return self.first_exception() or self.earliest()
 
     def earliest(self) -> Evidence | None:
-        """The earliest failing line, an exception or not."""
+        """The earliest failing line, an exception or not (the lines are kept in order)."""
         items = self._all()
-        return _evidence(min(items, key=lambda item: item[1])) if items else None
+        return _evidence(items[0]) if items else None
 
     def first_exception(self) -> Evidence | None:
         """The earliest exception/crash line."""
