@@ -238,6 +238,18 @@ def test_a_command_echoed_after_a_shell_prompt_is_not_a_failure() -> None:
                          "server on http://0.0.0.0:8000\n").status is Status.NO_FAILURE
 
 
+def test_lines_with_a_host_prefix_keep_their_log_level() -> None:
+    # pdsh, clush and capture scripts put "host: " before each line; an INFO line that names
+    # TORCH_NCCL_RETHROW_CUDA_ERRORS, or an echoed command, is still no failure
+    log = ("gpu-node-1: $ NCCL_DEBUG=WARN torchrun --nnodes 2 train.py --on-error abort\n"
+           "gpu-node-1: [I1204 14:31:55.505295611 ProcessGroupNCCL.cpp:2058] [PG ID 0 PG GUID 0 "
+           "Rank 1] PGNCCL Watchdog environments: TORCH_NCCL_RETHROW_CUDA_ERRORS: 1\n"
+           "gpu-node-1: INFO:root:step 10 loss 2.31\n")
+    assert diagnose_text(log).status is Status.NO_FAILURE
+    failing = "gpu-node-1: [E1204 14:31:55.505295611 socket.cpp:1] [c10d] connect() failed: ERROR\n"
+    assert diagnose_text(failing).status is not Status.NO_FAILURE
+
+
 def test_torch_and_deepspeed_warning_formats_are_notes() -> None:
     for line in ("W1202 20:13:43.225000 1351 torch/distributed/run.py:1] Address already in use",
                  "[2024-01-01 00:00:00,000] [WARNING] [runner.py:1] Address already in use"):

@@ -55,12 +55,16 @@ _EXCEPTION_LINE = re.compile(r"(?:^|[\s:\]\)])(?:(?:[\w]+\.)*\w*(?:Error|Excepti
                              r"|(?:[a-z_]\w*\.)+[A-Z]\w+): ")
 
 
+# The host name pdsh, clush or a capture script puts before each line ("gpu-node-1: ").
+_HOST_PREFIX = r"(?:[\w.-]+: )?"
+
+
 def _level(names: str, initials: str) -> str:
     """A regex for a line logged at one of these levels by vLLM (with or without the date),
     glog/c10 (bracketed or not, as torch elastic writes it) or Python logging."""
     return (rf"\b(?:{names}) (?:\d\d-\d\d \d\d:\d\d:\d\d|\[[\w./-]+\.py:\d+\])"
-            rf"|(?:^|\]:)\[?[{initials}]\d{{4}} \d\d:\d\d:\d\d"
-            rf"|^(?:{names}):[\w.]+:|\[(?:{names})\] ")
+            rf"|(?:^{_HOST_PREFIX}|\]:)\[?[{initials}]\d{{4}} \d\d:\d\d:\d\d"
+            rf"|^{_HOST_PREFIX}(?:{names}):[\w.]+:|\[(?:{names})\] ")
 
 
 # A line logged at INFO/WARNING/DEBUG level reports, it does not fail: vLLM logs handled
@@ -86,7 +90,7 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
 
 # A command echoed after a shell prompt ("$ NCCL_DEBUG=INFO torchrun ...", "# node 1: $ vllm
 # serve ..."): what was run, not what failed.
-_COMMAND_ECHO = re.compile(r"^\s*(?:#[^$]{0,40})?\$ ")
+_COMMAND_ECHO = re.compile(rf"^\s*{_HOST_PREFIX}(?:#[^$]{{0,40}})?\$ ")
 
 # An environment variable set on a command line or in an env dump names no failure, though
 # its name may hold one ("TORCH_NCCL_ASYNC_ERROR_HANDLING=1 torchrun ...").
