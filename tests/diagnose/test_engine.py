@@ -378,12 +378,13 @@ def test_an_engine_core_error_above_the_report_is_not_a_silent_death() -> None:
 
 
 def test_an_exception_of_a_class_not_named_error_is_not_a_silent_death() -> None:
-    # Triton's exception class ends in neither Error nor Exception; its module path says it is one.
-    log = ("(EngineCore pid=2) ERROR 01-01 00:00:01 [core.py:1] triton.runtime.errors."
-           "OutOfResources: out of resource: shared memory, Required: 147456, "
-           "Hardware limit: 101376\n")
+    # torch._dynamo's exception class ends in neither Error nor Exception; its module path says
+    # it is one: the engine died of it, not silently (which would read as a host OOM kill).
+    log = ("(EngineCore pid=2) ERROR 01-01 00:00:01 [core.py:1] torch._dynamo.exc.Unsupported: "
+           "torch.* op returned non-Tensor int call_function aten.sym_size\n")
     result = diagnose_text(log + _ENGINE_FAILED)
-    assert (result.root_cause, result.layer) == ("unknown", "resources")
+    assert (result.status, result.root_cause) == (Status.UNKNOWN, "unknown")
+    assert result.first_failure is not None and result.first_failure.line == 1
 
 
 _REFUSED = ("[rank1]: torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:93, "

@@ -100,6 +100,13 @@ def test_a_version_banner_alone_is_not_a_hang() -> None:
     assert diagnose_text(banner).status is Status.NO_FAILURE
 
 
+def test_an_excerpt_of_init_complete_lines_alone_is_still_a_hang() -> None:
+    # a pasted excerpt keeps only the last lines before the hang, without Init START
+    complete_only = "".join(line + "\n" for line in READY.splitlines() if "COMPLETE" in line)
+    top = diagnose_text(complete_only).candidates[0]
+    assert top.signature == "nccl-stalled" and "after Init COMPLETE" in top.explanation
+
+
 def test_a_note_does_not_hide_a_hang() -> None:
     # NCCL falls back to sockets without libibverbs: a note, not why the run stopped
     note = "host:1:1 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n"

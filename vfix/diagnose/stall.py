@@ -28,7 +28,8 @@ def stall_candidates(summary: NcclSummary | None, destroyed: bool,
     the last line of a progress bar stuck at 0% (0: none)."""
     if summary is None or summary.last_line is None or destroyed:
         return ()
-    if not (summary.ranks_started or summary.interfaces or summary.transports):
+    if not (summary.ranks_started or summary.ranks_completed or summary.interfaces
+            or summary.transports):
         return ()  # a version banner alone: NCCL's setup was never logged, nothing to wait in
     last = summary.last_line.line
     if total_lines - last >= TAIL_LINES:
