@@ -125,7 +125,7 @@ def test_unknown_failure_lists_the_most_suspicious_lines() -> None:
     ("srun: error: Node failure on gpu-node-04", "network"),
     ("resume.py ERROR: Quota 'C2_CPUS' exceeded. Limit: 300.0 in region europe-west4.",
      "resources"),
-    ("RuntimeError: the frobnicator failed, which might indicate insufficient GPU memory",
+    ("RuntimeError: the frobnicator found too little device memory for its tables",
      "resources"),
 ])
 def test_an_unknown_failure_is_placed_by_the_words_of_its_failing_lines(
