@@ -252,6 +252,11 @@ def test_lines_with_a_host_prefix_keep_their_log_level() -> None:
     assert diagnose_text(failing).status is not Status.NO_FAILURE
 
 
+def test_a_client_that_gave_up_on_a_server_shows_a_failure() -> None:
+    log = "Max retries exceeded with url: /get_model_info (Caused by NewConnectionError)\n"
+    assert diagnose_text(log).status is Status.UNKNOWN
+
+
 def test_torch_and_deepspeed_warning_formats_are_notes() -> None:
     for line in ("W1202 20:13:43.225000 1351 torch/distributed/run.py:1] Address already in use",
                  "[2024-01-01 00:00:00,000] [WARNING] [runner.py:1] Address already in use"):
