@@ -379,6 +379,19 @@ def test_an_engine_core_that_died_without_an_error_was_killed() -> None:
     assert (result.status, result.root_cause) == (Status.CAUSE_FOUND, "host_oom_killed")
 
 
+def test_an_engine_core_that_died_without_an_error_while_serving_was_killed() -> None:
+    log = ("(APIServer pid=1) INFO:     127.0.0.1:39288 - \"POST /v1/completions HTTP/1.1\" 200 OK\n"
+           "(APIServer pid=1) WARNING 01-01 00:00:09 [core_client.py:702] [shutdown] MPClient: "
+           "engine core exited unexpectedly; starting cleanup\n"
+           "(APIServer pid=1) ERROR 01-01 00:00:09 [async_llm.py:704] vllm.v1.engine.exceptions."
+           "EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root "
+           "cause.\n")
+    result = diagnose_text(log)
+    assert (result.status, result.root_cause) == (Status.CAUSE_FOUND, "host_oom_killed")
+    crashed = "(EngineCore pid=2) RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    assert diagnose_text(crashed + log).root_cause == "cuda_kernel_fault"
+
+
 def test_an_engine_core_error_above_the_report_is_not_a_silent_death() -> None:
     log = "(EngineCore pid=2) ValueError: frobnication_level is invalid\n"
     assert diagnose_text(log + _ENGINE_FAILED).root_cause == "unknown"

@@ -400,7 +400,8 @@ def _unexplained_consequences(failing: list[Candidate], unexplained_alone: froze
 def _died_silently(top: Candidate, lines: suspicious.SuspiciousLines) -> bool:
     """The answer is vLLM's front end reporting its engine core dead, and nothing was raised
     before that report."""
-    if top.kind != "consequence" or silent_death.MARKER not in top.evidence[0].text:
+    if top.kind != "consequence" or not any(marker in top.evidence[0].text
+                                            for marker in silent_death.MARKERS):
         return False
     first = lines.first_exception()
     return first is None or first.line >= top.evidence[0].line

@@ -1,15 +1,17 @@
 """vLLM's engine core died without a word of its own: killed by a signal.
 
-The front end says "Engine core initialization failed. See root cause above", but the engine
-core printed no error above it: Python never saw the end, so a signal killed the process. On GPU
-hosts that is most often the kernel OOM killer (host RAM, a container's memory limit).
+The front end says "Engine core initialization failed. See root cause above" (at start-up) or
+"EngineDeadError: EngineCore encountered an issue. See stack trace (above)" (while serving), but
+the engine core printed no error above it: Python never saw the end, so a signal killed the
+process. On GPU hosts that is most often the kernel OOM killer (host RAM, a container's memory
+limit).
 """
 
 from __future__ import annotations
 
 from vfix.diagnose.model import Candidate, Evidence, FixStep
 
-MARKER = "Engine core initialization failed"
+MARKERS = ("Engine core initialization failed", "EngineDeadError: EngineCore encountered an issue")
 CONFIDENCE = 0.4
 
 
@@ -26,7 +28,8 @@ def killed_candidate(front_end: Evidence) -> Candidate:
                      "give the host/container more RAM or lower CPU-side memory (swap space, "
                      "parallel loading).", None),),
         check_next=("dmesg -T | grep -i 'killed process'; the memory.events of the container's "
-                    "cgroup (oom_kill)",),
+                    "cgroup (oom_kill)",
+                    "df -h /dev/shm: a SIGBUS from a full /dev/shm kills it just as silently"),
         signature="engine-core-died-silently",
         kind="cause",
         matches=1,
