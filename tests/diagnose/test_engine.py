@@ -380,7 +380,7 @@ def test_an_engine_core_that_died_without_an_error_was_killed() -> None:
 
 
 def test_an_engine_core_that_died_without_an_error_while_serving_was_killed() -> None:
-    log = ("(APIServer pid=1) INFO:     127.0.0.1:39288 - \"POST /v1/completions HTTP/1.1\" 200 OK\n"
+    log = ("(APIServer pid=1) INFO:     127.0.0.1:1 - \"POST /v1/completions HTTP/1.1\" 200 OK\n"
            "(APIServer pid=1) WARNING 01-01 00:00:09 [core_client.py:702] [shutdown] MPClient: "
            "engine core exited unexpectedly; starting cleanup\n"
            "(APIServer pid=1) ERROR 01-01 00:00:09 [async_llm.py:704] vllm.v1.engine.exceptions."
@@ -388,7 +388,8 @@ def test_an_engine_core_that_died_without_an_error_while_serving_was_killed() ->
            "cause.\n")
     result = diagnose_text(log)
     assert (result.status, result.root_cause) == (Status.CAUSE_FOUND, "host_oom_killed")
-    crashed = "(EngineCore pid=2) RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    crashed = ("(EngineCore pid=2) RuntimeError: CUDA error: an illegal memory access was "
+               "encountered\n")
     assert diagnose_text(crashed + log).root_cause == "cuda_kernel_fault"
 
 
