@@ -127,6 +127,7 @@ def test_unknown_failure_lists_the_most_suspicious_lines() -> None:
      "resources"),
     ("RuntimeError: the frobnicator found too little device memory for its tables",
      "resources"),
+    ("AssertionError: Zero or multiple node IP keys found in the frobnicator", "network"),
 ])
 def test_an_unknown_failure_is_placed_by_the_words_of_its_failing_lines(
         failing_line: str, layer: str) -> None:
