@@ -75,3 +75,12 @@ def test_source_message_labels_point_at_real_files_in_the_vocabulary() -> None:
         assert entry["layer"] in {layer.value for layer in Layer} | {"none"}
         assert entry["root_cause"] in known_causes, entry
         assert entry["source"] and entry["why"].startswith("message template: "), entry
+
+
+def test_each_label_puts_its_root_cause_in_that_cause_s_layer() -> None:
+    """A root cause belongs to one layer (LABELLING.md's table, the signatures' `layer`)."""
+    layer_of = {s.root_cause: s.layer.value for s in load_signatures()}
+    source_labels = yaml.safe_load((SOURCE_MESSAGES / "labels.yaml").read_text())["logs"]
+    mismatched = [(e["file"], e["layer"], e["root_cause"]) for e in [*LABELS, *source_labels]
+                  if e["root_cause"] in layer_of and e["layer"] != layer_of[e["root_cause"]]]
+    assert mismatched == []
