@@ -41,6 +41,16 @@ def test_a_log_that_stops_during_bootstrap_says_so() -> None:
     assert "during bootstrap" in top.explanation
 
 
+def test_a_hang_during_bootstrap_puts_a_network_nccl_gave_up_on_first() -> None:
+    # before any rank is set up P2P cannot hang the run; the missing IB stack can matter
+    note = "host:1:1 [0] NCCL INFO Failed to open libibverbs.so[.1]\n"
+    diagnosis = diagnose_text(BOOTSTRAP + note)
+    assert diagnosis.root_cause == "rdma_device_missing"
+    assert diagnosis.candidates[0].kind == "cause"
+    assert diagnosis.candidates[1].signature == "nccl-stalled"
+    assert [c.signature for c in diagnosis.candidates].count("verbs-library-not-loaded") == 1
+
+
 def test_a_finished_run_is_not_a_hang() -> None:
     done = "host:1:3 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 - Destroy COMPLETE\n"
     diagnosis = diagnose_text(BOOTSTRAP + READY + done)

@@ -7,7 +7,9 @@ so the log ends during bootstrap, right after "Init COMPLETE", or at a 0% progre
 A run that finished says so ("Destroy COMPLETE", a nccl-tests "Avg bus bandwidth", teardown's
 "Connection closed by localRank"), a healthy server keeps logging long after NCCL's setup
 lines, and a log that goes on after every rank's "Init COMPLETE" without a progress bar stuck
-at 0% was cut short, not stuck; none is reported.
+at 0% was cut short, not stuck; none is reported. A hang during bootstrap, before any rank is
+set up, cannot be P2P yet: a network NCCL gave up on there (no IB device, no libibverbs) is
+reported first (engine.py).
 """
 
 from __future__ import annotations
@@ -19,6 +21,11 @@ from vfix.diagnose.model import Candidate, FixStep, NcclSummary
 TAIL_LINES = 5
 CONFIDENCE = 0.35
 ALTERNATIVE_CONFIDENCE = 0.3
+
+
+def during_bootstrap(summary: NcclSummary) -> bool:
+    """Whether no rank reached Init COMPLETE: no transport between GPUs was in use yet."""
+    return not summary.ranks_completed
 
 
 def stall_candidates(summary: NcclSummary | None, destroyed: bool,
