@@ -128,6 +128,9 @@ def test_unknown_failure_lists_the_most_suspicious_lines() -> None:
     ("RuntimeError: the frobnicator found too little device memory for its tables",
      "resources"),
     ("AssertionError: Zero or multiple node IP keys found in the frobnicator", "network"),
+    ("RuntimeError: cudaHostRegister failed: the frobnicator said no", "resources"),
+    ("slurmstepd: error: *** JOB 4 ON gpu-node-02 CANCELLED AT 2026-12-03 DUE TO TIME LIMIT ***",
+     "resources"),
 ])
 def test_an_unknown_failure_is_placed_by_the_words_of_its_failing_lines(
         failing_line: str, layer: str) -> None:
