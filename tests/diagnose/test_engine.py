@@ -629,3 +629,14 @@ def test_lines_of_a_merged_signature_are_cited_not_unexplained() -> None:
     result = diagnose_text(_PEER_GONE + _TIMEOUT)
     assert result.root_cause == "nccl_timeout_rank_died"
     assert [e.line for e in result.candidates[0].evidence] == [2, 1]
+
+
+_UNHANDLED_CUDA = ("torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:2204, "
+                   "unhandled cuda error (run with NCCL_DEBUG=INFO for details)\n"
+                   "ncclUnhandledCudaError: Call to CUDA function failed.\n")
+
+
+def test_nccl_s_unhandled_cuda_error_defers_to_the_cuda_error_it_wraps() -> None:
+    assert diagnose_text(_UNHANDLED_CUDA).root_cause == "nccl_internal_error"  # nothing else said
+    fault = "host:1:2 [0] proxy.cc:1044 NCCL WARN Cuda failure 'unspecified launch failure'\n"
+    assert diagnose_text(fault + _UNHANDLED_CUDA).root_cause == "cuda_kernel_fault"
