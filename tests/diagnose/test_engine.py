@@ -131,6 +131,9 @@ def test_unknown_failure_lists_the_most_suspicious_lines() -> None:
     ("RuntimeError: cudaHostRegister failed: the frobnicator said no", "resources"),
     ("slurmstepd: error: *** JOB 4 ON gpu-node-02 CANCELLED AT 2026-12-03 DUE TO TIME LIMIT ***",
      "resources"),
+    # the logger's file in vLLM's prefix names who logged, not what failed
+    ("(Worker pid=1) ERROR 12-03 12:47:21 [mooncake_connector.py:1899] AssertionError: Local "
+     "tensor parallel size 4 is not divisible by remote tensor parallel size 3.", "partitioning"),
 ])
 def test_an_unknown_failure_is_placed_by_the_words_of_its_failing_lines(
         failing_line: str, layer: str) -> None:

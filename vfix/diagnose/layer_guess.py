@@ -26,6 +26,11 @@ def _layer_words() -> dict[Layer, re.Pattern[str]]:
             for name, words in raw.items()}
 
 
+# Where a logger was called ("[mooncake_connector.py:1899]" in vLLM's prefix) names the module
+# that logged, on every line of its traceback, not what failed.
+_LOGGER_LOCATION = re.compile(r"\[[\w./-]+\.py:\d+\]")
+
+
 def guess_layer(failing: Sequence[Evidence], first_exception: Evidence | None) -> Layer:
     """The layer whose words the failing lines use most; the first exception counts twice
     (it is where the failure began), and a tie goes to the layer named first in the log."""
@@ -34,7 +39,7 @@ def guess_layer(failing: Sequence[Evidence], first_exception: Evidence | None) -
     for evidence in failing:
         weight = 2 if first_exception and evidence.line == first_exception.line else 1
         for layer, words in _layer_words().items():
-            if words.search(evidence.text):
+            if words.search(_LOGGER_LOCATION.sub("", evidence.text)):
                 score[layer] = score.get(layer, 0) + weight
                 first_seen.setdefault(layer, evidence.line)
     if not score:
