@@ -264,6 +264,11 @@ def test_a_client_that_gave_up_on_a_server_shows_a_failure() -> None:
     assert diagnose_text(log).status is Status.UNKNOWN
 
 
+def test_an_nccl_error_reported_by_its_caller_shows_a_failure() -> None:
+    result = diagnose_text('NCCL error: "Socket operation on non-socket"\n')
+    assert (result.status, result.layer) == (Status.UNKNOWN, "communication")
+
+
 def test_torch_and_deepspeed_warning_formats_are_notes() -> None:
     for line in ("W1202 20:13:43.225000 1351 torch/distributed/run.py:1] Address already in use",
                  "[2024-01-01 00:00:00,000] [WARNING] [runner.py:1] Address already in use"):
