@@ -269,6 +269,14 @@ def test_an_nccl_error_reported_by_its_caller_shows_a_failure() -> None:
     assert (result.status, result.layer) == (Status.UNKNOWN, "communication")
 
 
+def test_a_daemon_s_error_line_shows_a_failure() -> None:
+    log = ("error: _check_core_range_matches_sock: gres/gpu GRES autodetected core affinity 0-7 "
+           "on node node0 doesn't match socket boundaries. (Socket 0 is cores 0-1)\n")
+    assert diagnose_text(log).status is Status.UNKNOWN
+    assert diagnose_text("INFO 01-01 00:00:00 [x.py:1] retried after error: none\n").status \
+        is Status.NO_FAILURE
+
+
 def test_torch_and_deepspeed_warning_formats_are_notes() -> None:
     for line in ("W1202 20:13:43.225000 1351 torch/distributed/run.py:1] Address already in use",
                  "[2024-01-01 00:00:00,000] [WARNING] [runner.py:1] Address already in use"):

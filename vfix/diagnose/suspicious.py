@@ -49,6 +49,7 @@ KEYWORDS: dict[str, int] = {
     "pthread_create failed": 2,  # no thread could start: a pids/threads limit (OpenBLAS, OpenMP)
     "can't start new thread": 2,  # Python's RuntimeError for the same
     "Max retries exceeded with url": 2,  # urllib3/requests gave up on a server (not up, refused)
+    "error: ": 1,  # a CLI or daemon's own error line (Slurm's slurmd, curl, git): weak alone
     "NCCL error": 2,  # an NCCL result its caller reports ("NCCL error in: ...", "NCCL error: ...")
 }
 # An exception line: "...Error: ", "...Exception: ", or a class of a module named in full
