@@ -1,0 +1,10 @@
+# ar.py: one all_reduce per rank over NCCL (a smoke test before a multi-node training job)
+import datetime, os, torch, torch.distributed as dist
+rank = int(os.environ["RANK"]); lr = int(os.environ.get("LOCAL_RANK", 0))
+torch.cuda.set_device(lr)
+dist.init_process_group("nccl", timeout=datetime.timedelta(seconds=60), device_id=torch.device("cuda", lr))
+x = torch.full((1 << 22,), float(rank + 1), device="cuda")
+dist.all_reduce(x)
+torch.cuda.synchronize()
+print(f"[rank {rank}] all_reduce ok: {x[0].item()} (world {dist.get_world_size()})", flush=True)
+dist.destroy_process_group()
