@@ -277,6 +277,14 @@ def test_a_daemon_s_error_line_shows_a_failure() -> None:
         is Status.NO_FAILURE
 
 
+@pytest.mark.parametrize("line", [
+    "NVRM: Xid (PCI:0000:01:00): 137, pid=4242, name=python3",  # an Xid no signature names
+    "drivers/net/ethernet/mellanox/mlx5/core/en_accel/ipsec.c:1325:35: error:",
+])
+def test_driver_events_and_compiler_errors_show_a_failure(line: str) -> None:
+    assert diagnose_text(line + "\n").status is Status.UNKNOWN
+
+
 def test_torch_and_deepspeed_warning_formats_are_notes() -> None:
     for line in ("W1202 20:13:43.225000 1351 torch/distributed/run.py:1] Address already in use",
                  "[2024-01-01 00:00:00,000] [WARNING] [runner.py:1] Address already in use"):
