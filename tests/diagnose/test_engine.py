@@ -134,6 +134,8 @@ def test_unknown_failure_lists_the_most_suspicious_lines() -> None:
     # the logger's file in vLLM's prefix names who logged, not what failed
     ("(Worker pid=1) ERROR 12-03 12:47:21 [mooncake_connector.py:1899] AssertionError: Local "
      "tensor parallel size 4 is not divisible by remote tensor parallel size 3.", "partitioning"),
+    ("AssertionError: Micro batch size per gpu: 0 has to be greater than 0", "partitioning"),
+    ("terminate called after throwing an instance of 'c10::DistBackendError'", "communication"),
 ])
 def test_an_unknown_failure_is_placed_by_the_words_of_its_failing_lines(
         failing_line: str, layer: str) -> None:
