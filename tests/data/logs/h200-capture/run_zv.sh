@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Z100 capture run ZV: vLLM 0.26.0 / Ray 2.52.1 / torch 2.11 faults made on purpose on the H200 (one batch call).
 # Staging (earlier calls): p00..p06, ray r0, r1 copied to /tmp/stage/; p07 is carried in this call.
-# Batch 1: timeout -k 10 570 bash .device/Z100/run_zv.sh (see run_zv-batch1.sh); batch 2: PRIVSHM=1 JOBS="r2 r1 r3 t1" timeout -k 5 355 bash .device/Z100/run_zv.sh
+# Batch 1: timeout -k 10 570 bash .device/Z100/run_zv.sh (the default JOBS, no PRIVSHM, and ar.py by a relative path); batch 2: PRIVSHM=1 JOBS="r2 r1 r3 t1" timeout -k 5 355 bash .device/Z100/run_zv.sh
 set -u
 set -m
 OUT=$(cd "$OUT" && pwd)
