@@ -136,6 +136,7 @@ def test_unknown_failure_lists_the_most_suspicious_lines() -> None:
      "tensor parallel size 4 is not divisible by remote tensor parallel size 3.", "partitioning"),
     ("AssertionError: Micro batch size per gpu: 0 has to be greater than 0", "partitioning"),
     ("terminate called after throwing an instance of 'c10::DistBackendError'", "communication"),
+    ("RuntimeError: duplicate mac found! both 'eth1' and 'ib0' have mac", "network"),
 ])
 def test_an_unknown_failure_is_placed_by_the_words_of_its_failing_lines(
         failing_line: str, layer: str) -> None:
