@@ -315,9 +315,11 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
         if stalled and summary is not None and stall.during_bootstrap(summary):
             # P2P cannot hang a run before any rank is set up; a network NCCL had to give up
             # on (no IB device, no libibverbs: sockets instead) is the first thing to look at
-            given_up = [c for c in candidates if c.kind == "hint" and c.layer == "communication"]
-            stalled = (*(replace(c, kind="cause") for c in given_up[:1]), *stalled)
-            candidates = [c for c in candidates if c not in given_up[:1]]
+            given_up = next((c for c in candidates
+                             if c.kind == "hint" and c.layer == "communication"), None)
+            if given_up is not None:
+                stalled = (replace(given_up, kind="cause"), *stalled)
+                candidates = [c for c in candidates if c is not given_up]
         if stalled:
             candidates = [*stalled, *candidates]
             failing = list(stalled)
