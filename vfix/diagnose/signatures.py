@@ -88,7 +88,9 @@ class Signature(_Strict):
 
 @lru_cache(maxsize=512)
 def _compile(regex: str) -> re.Pattern[str]:
-    return re.compile(regex)
+    # ASCII: \b and \w are about ASCII words, so a keyword glued to Chinese or Japanese prose
+    # ("错误类似size_k must ...") still starts a word.
+    return re.compile(regex, re.ASCII)
 
 
 @lru_cache(maxsize=1)
