@@ -386,6 +386,21 @@ def test_errors_of_a_server_asked_to_stop_are_teardown() -> None:
     assert (result.status, result.root_cause) == (Status.NO_FAILURE, "none")
 
 
+def test_a_sigterm_from_a_teardown_already_under_way_is_not_a_stop_request() -> None:
+    # the API server failed to build its app, tore down, and signalled its engine itself
+    teardown = ("(APIServer pid=1) INFO 01-01 00:00:09 [core_client.py:1] [shutdown] MPClient: "
+                "start timeout=0s\n")
+    failed = "(APIServer pid=1) ModuleNotFoundError: No module named 'acme_gateway'\n"
+    result = diagnose_text(teardown + _STOPPED.splitlines(keepends=True)[0] + failed)
+    assert result.root_cause == "python_dependency_missing"
+
+
+def test_an_api_server_told_to_stop_is_a_stop_request() -> None:
+    stopped = ("(APIServer pid=1) INFO 01-01 00:00:10 [launcher.py:100] [shutdown] API server: "
+               "shutdown triggered\n" + _STOPPED)
+    assert diagnose_text(_READY + stopped).status is Status.NO_FAILURE
+
+
 def test_a_failure_before_the_stop_request_still_counts() -> None:
     log = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
     result = diagnose_text(log + _STOPPED)

@@ -23,7 +23,7 @@ class Event(Enum):
 # Lines that may mark an event; the scanner only hands over lines holding one of these.
 KEYWORDS = ("received signal=SIGTERM", "received signal=SIGINT", "KeyboardInterrupt",
             "Application startup complete", "[shutdown]", "Received 15 signal",
-            "Received 2 signal", "death signal")
+            "Received 2 signal", "death signal", "API server: shutdown triggered")
 # vLLM V1: "[shutdown] EngineCore: trigger received signal=SIGTERM" (a process still starting
 # up raises KeyboardInterrupt instead); uvicorn (vLLM's API server): "INFO:     Application
 # startup complete."
@@ -31,7 +31,9 @@ _EVENTS = (
     # vLLM 0.26's serve command also logs the signal by number ("Received 2 signal."), and
     # torchrun's agent names it: "Received 2 death signal" (older: "Received Signals.SIGINT
     # death signal"), shutting down workers
-    (re.compile(r"received signal=SIGTERM\b"
+    # vLLM 0.26's API server told to stop ("[shutdown] API server: shutdown triggered"), by a
+    # signal it does not name or by its engine's death (whose error comes before)
+    (re.compile(r"received signal=SIGTERM\b|\bAPI server: shutdown triggered\b"
                 r"|\bReceived (?:15|Signals\.SIGTERM) (?:death )?signal\b"), Event.STOP),
     (re.compile(r"received signal=SIGINT\b|\bKeyboardInterrupt\b"
                 r"|\bReceived (?:2|Signals\.SIGINT) (?:death )?signal\b"), Event.INTERRUPT),
@@ -56,8 +58,11 @@ class Lifecycle:
         return 0 < ready < self.first.get(Event.INTERRUPT, 0)
 
     def stopped_healthy_at(self) -> int:
-        """Where a healthy run was stopped: a SIGTERM, or a SIGINT after the server was ready."""
-        stops = [self.first.get(Event.STOP, 0)]
+        """Where a healthy run was stopped: a SIGTERM, or a SIGINT after the server was ready.
+        A SIGTERM after vLLM began tearing down does not count: that is the API server
+        stopping its engine because it failed itself (a module it could not import)."""
+        stop, teardown = self.first.get(Event.STOP, 0), self.first.get(Event.SHUTDOWN, 0)
+        stops = [0 if 0 < teardown < stop else stop]
         if self._interrupted_when_ready():
             stops.append(self.first[Event.INTERRUPT])
         return min((line for line in stops if line), default=0)
