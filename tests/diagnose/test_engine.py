@@ -513,6 +513,11 @@ def test_threads_that_cannot_start_are_a_resources_failure() -> None:
     assert (result.status, result.layer) == (Status.UNKNOWN, "resources")
 
 
+def test_a_rust_panic_is_a_failure() -> None:
+    log = "thread 'main' panicked at src/backend/mod.rs:88:9:\nindex out of bounds\n"
+    assert diagnose_text(log).status is Status.UNKNOWN
+
+
 def test_slurm_error_lines_are_failures() -> None:
     log = ("srun: error: Unable to create step for job 48213: "
            "Socket timed out on send/recv operation\n")

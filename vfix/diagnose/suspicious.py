@@ -31,6 +31,7 @@ KEYWORDS: dict[str, int] = {
     "*** Process received signal ***": 3,  # OpenMPI / glibc backtrace handler: a crash
     "core dumped": 3,
     "terminate called": 3,
+    "panicked at": 3,  # a Rust panic ("thread 'main' panicked at src/...:34:34:")
     "Aborted": 2,
     "FAILED": 2,
     "Fatal": 2,
