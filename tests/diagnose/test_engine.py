@@ -518,6 +518,13 @@ def test_a_rust_panic_is_a_failure() -> None:
     assert diagnose_text(log).status is Status.UNKNOWN
 
 
+def test_a_pci_bar_the_kernel_could_not_assign_is_a_visibility_failure() -> None:
+    log = ("[   23.869384] pci 0000:51:00.0: BAR 15: no space for [mem size 0x04000000 64bit pref]\n"
+           "[   23.869386] pci 0000:51:00.0: BAR 15: failed to assign [mem size 0x04000000 64bit pref]\n")
+    result = diagnose_text(log)
+    assert (result.status, result.layer) == (Status.UNKNOWN, "visibility")
+
+
 def test_slurm_error_lines_are_failures() -> None:
     log = ("srun: error: Unable to create step for job 48213: "
            "Socket timed out on send/recv operation\n")
