@@ -23,7 +23,7 @@ else
 fi
 python3 -m pip install -q --disable-pip-version-check -e '.[test,nvml]'
 
-echo "== ruff";         ruff check vfix tests benchmarks
+echo "== ruff";         ruff check vfix tests benchmarks scripts
 echo "== mypy";         mypy
 echo "== yamllint";     yamllint -s playbooks roles inventories molecule
 echo "== ansible-lint"; ANSIBLE_CONFIG="$PWD/ansible.cfg" ansible-lint --offline -q playbooks roles

@@ -52,8 +52,8 @@ KEYWORDS: dict[str, int] = {
     "Max retries exceeded with url": 2,  # urllib3/requests gave up on a server (not up, refused)
     "error: ": 1,  # a CLI or daemon's own error line (Slurm's slurmd, curl, git): weak alone
     ": error:": 2,  # a compiler's diagnostic ("ipsec.c:1325:35: error:"), a driver module build
-    "NVRM: Xid": 2,
-    ": failed to assign [mem": 2,  # the kernel could not map a PCI device's BAR (a GPU it will not see)  # any Xid is an error event the driver reports, known to a signature or not
+    "NVRM: Xid": 2,  # any Xid is an error event the driver reports, known to a signature or not
+    ": failed to assign [mem": 2,  # the kernel could not map a PCI device's BAR (a GPU it loses)
     "NCCL error": 2,  # an NCCL result its caller reports ("NCCL error in: ...", "NCCL error: ...")
 }
 # An exception line: "...Error: ", "...Exception: ", or a class of a module named in full

@@ -1,0 +1,56 @@
+"""The layer guess for failures no signature explains: labelled neighbours and layer words."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from vfix.diagnose.layer_guess import failure_words, guess_layer, nearest_layers
+from vfix.diagnose.model import Evidence
+from vfix.vocabulary import Layer
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "vfix" / "diagnose" / "layer_examples.txt"
+
+
+def _build_script():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location(
+        "build_layer_examples", ROOT / "scripts" / "build_layer_examples.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_examples_are_built_from_the_current_labels() -> None:
+    shipped = [line for line in EXAMPLES.read_text().splitlines() if not line.startswith("#")]
+    assert shipped == _build_script().examples(), \
+        "labels changed: run python3 scripts/build_layer_examples.py"
+
+
+def test_the_examples_leave_out_the_logs_kept_aside() -> None:
+    kept_aside = [path for _, path in _build_script().labelled_failures()
+                  if "/heldout/" in str(path) or "/unseen/" in str(path)]
+    assert kept_aside == []
+
+
+def test_a_failure_worded_like_labelled_ones_takes_their_layer() -> None:
+    line = ("torch.distributed.DistNetworkError: The client socket has timed out after 600s "
+            "while trying to connect to (10.0.0.1, 29500).")
+    assert nearest_layers(failure_words([line])) == {Layer.NETWORK: 1.0}
+
+
+def test_one_shared_word_does_not_make_failures_alike() -> None:
+    assert nearest_layers(failure_words(["KeyError: 'frobnicate'"])) == {}
+
+
+def test_traceback_words_and_logger_locations_are_not_failure_words() -> None:
+    words = failure_words(["Traceback (most recent call last):",
+                           "(Worker pid=1) ERROR [mooncake_connector.py:1899] boom"])
+    assert words == {"worker", "pid", "error", "boom"}
+
+
+def test_with_no_alike_failure_the_layer_words_decide() -> None:
+    failing = [Evidence(1, "Frobnicator grumbled: ulimit")]  # one word any failure shares
+    assert guess_layer(failing, failing[0]) is Layer.RESOURCES
+    assert guess_layer([Evidence(1, "KeyError: 'frobnicate'")], None) is Layer.OTHER
