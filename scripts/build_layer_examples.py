@@ -12,6 +12,7 @@ fails until the file is rebuilt after a label changes.
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from pathlib import Path
 
 import yaml
@@ -46,10 +47,7 @@ def examples() -> list[str]:
         (diagnosis,) = diagnose_paths([path])
         cited = [e.text for c in diagnosis.candidates for e in c.evidence]
         words_of.append((layer, failure_words(cited + [e.text for e in diagnosis.suspicious])))
-    documents: dict[str, int] = {}
-    for _, words in words_of:
-        for word in words:
-            documents[word] = documents.get(word, 0) + 1
+    documents = Counter(word for _, words in words_of for word in words)
     rows = set()
     for layer, words in words_of:
         rarest = sorted(words, key=lambda word: (documents[word], word))[:MAX_WORDS]

@@ -73,7 +73,7 @@ def _examples() -> _Examples:
 
 def nearest_layers(words: frozenset[str]) -> dict[Layer, float]:
     """How strongly the labelled failures nearest to these words vote for each layer (shares
-    that add up to 1; empty when no failure shares a word)."""
+    that add up to 1; empty when no failure is alike enough)."""
     examples = _examples()
     unseen = math.log(len(examples.layers) or 1)  # the rarity of a word no failure holds
     norm = math.sqrt(sum(examples.rarity.get(word, unseen) ** 2 for word in words)) or 1.0
@@ -94,7 +94,7 @@ def nearest_layers(words: frozenset[str]) -> dict[Layer, float]:
 
 def guess_layer(failing: Sequence[Evidence], first_exception: Evidence | None) -> Layer:
     """The layer the nearest labelled failures and the layer words together vote for."""
-    votes = dict(nearest_layers(failure_words(evidence.text for evidence in failing)))
+    votes = nearest_layers(failure_words(evidence.text for evidence in failing))
     by_words = _layer_by_words(failing, first_exception)
     if by_words is not None:
         votes[by_words] = votes.get(by_words, 0.0) + WORDS_WEIGHT
@@ -116,8 +116,9 @@ def _layer_by_words(failing: Sequence[Evidence], first_exception: Evidence | Non
     first_seen: dict[Layer, int] = {}
     for evidence in failing:
         weight = 2 if first_exception and evidence.line == first_exception.line else 1
+        text = _LOGGER_LOCATION.sub("", evidence.text)
         for layer, words in _layer_words().items():
-            if words.search(_LOGGER_LOCATION.sub("", evidence.text)):
+            if words.search(text):
                 score[layer] = score.get(layer, 0) + weight
                 first_seen.setdefault(layer, evidence.line)
     if not score:
