@@ -7,7 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from vfix.diagnose import Status, diagnose_paths, diagnose_stream, diagnose_text, scanner, tally
+from vfix.diagnose import (
+    Status,
+    diagnose_paths,
+    diagnose_stream,
+    diagnose_text,
+    firewall,
+    scanner,
+    tally,
+)
 from vfix.errors import VfixError
 
 LOGS = Path(__file__).resolve().parent.parent / "data" / "logs"
@@ -476,6 +484,41 @@ def test_a_refused_connection_after_a_peer_failed_follows_from_that_failure() ->
     assert result.root_cause == "gpu_oom"
     refused = next(c for c in result.candidates if c.root_cause == "rendezvous_unreachable")
     assert refused.kind == "consequence"
+
+
+# A node's firewall rejecting NCCL's ephemeral port (round111, made on the H200 with iptables
+# REJECT in a network namespace): the peer is on the rendezvous subnet, so the NIC is right.
+_NO_ROUTE_TO_PEER = (
+    "# node 0: $ NCCL_SOCKET_IFNAME=eth1 python3 -m torch.distributed.run --nnodes 2 "
+    "--master-addr 10.73.1.1 --master-port 29500 --node-rank 0 ddp.py\n"
+    "[2026-12-04 17:18:20] trn-node-0:1149:1149 [0] misc/socket.cc:583 NCCL WARN "
+    "socketPollConnect: connect to 10.73.1.2<49913> returned No route to host, exceeded error "
+    "retry count after 35 attempts\n"
+    "[rank0]: torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1985, "
+    "unhandled system error\n")
+
+
+def test_no_route_to_a_peer_on_the_rendezvous_subnet_is_a_firewall_not_the_interface() -> None:
+    result = diagnose_text(_NO_ROUTE_TO_PEER)
+    assert (result.layer, result.root_cause) == ("network", "rendezvous_unreachable")
+    assert "10.73.1.2" in result.candidates[0].explanation
+    assert result.candidates[0].evidence[0].line == 2
+
+
+@pytest.mark.parametrize("log", [
+    _NO_ROUTE_TO_PEER.replace("connect to 10.73.1.2", "connect to 10.20.0.5"),  # another network
+    _NO_ROUTE_TO_PEER.replace("No route to host", "Network is unreachable"),  # no route at all
+    _NO_ROUTE_TO_PEER.split("\n", 1)[1],  # no rendezvous address to compare with
+])
+def test_no_route_to_a_peer_off_the_rendezvous_subnet_is_still_the_interface(log: str) -> None:
+    assert diagnose_text(log).root_cause == "socket_ifname_wrong"
+
+
+def test_rendezvous_addresses_are_read_as_each_launcher_writes_them() -> None:
+    for text in ("'master_addr': '10.70.3.1', 'nnodes': 2", "--master-addr 10.70.3.1",
+                 'export MASTER_ADDR="10.70.3.1"', "distributed_init_method=tcp://10.70.3.1:29501"):
+        assert firewall.rendezvous_address(text) == "10.70.3.1", text
+    assert firewall.rendezvous_address("master_addr: node-0") is None
 
 
 def test_a_world_smaller_than_the_model_parallel_size_needs_more_gpus() -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from vfix.diagnose import (
+    firewall,
     nccl,
     nccl_rules,
     shutdown,
@@ -56,6 +57,7 @@ class _Plan:
         self.suspicious_score: list[int] = []
         self.feeds_nccl: list[bool] = []
         self.marks_event: list[bool] = []
+        self.names_rendezvous: list[bool] = []
         self.folded: list[bool] = []
         index: dict[tuple[str, bool], int] = {}
 
@@ -69,6 +71,7 @@ class _Plan:
                 self.suspicious_score.append(0)
                 self.feeds_nccl.append(False)
                 self.marks_event.append(False)
+                self.names_rendezvous.append(False)
             return index[key]
 
         for number, signature in enumerate(self.signatures):
@@ -84,11 +87,14 @@ class _Plan:
             self.feeds_nccl[slot(keyword)] = True
         for keyword in shutdown.KEYWORDS:
             self.marks_event[slot(keyword)] = True
+        for keyword in firewall.KEYWORDS:
+            self.names_rendezvous[slot(keyword, fold=True)] = True
         self.waiting = frozenset(n for n, s in enumerate(self.signatures) if s.waits)
         self.finder = Keywords(self.keywords, self.folded)
-        signal = [n for n, (c, f, s) in enumerate(zip(self.consumers, self.feeds_nccl,
-                                                      self.marks_event, strict=True))
-                  if c or f or s]
+        signal = [n for n, (c, f, s, r) in enumerate(zip(
+                      self.consumers, self.feeds_nccl, self.marks_event, self.names_rendezvous,
+                      strict=True))
+                  if c or f or s or r]
         self.locate_signal = Locator.for_keywords(
             [self.keywords[n] for n in signal if not self.folded[n]],
             [self.keywords[n] for n in signal if self.folded[n]])
@@ -124,6 +130,7 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
     summary = nccl.NcclAccumulator()
 
     lifecycle = shutdown.Lifecycle()
+    rendezvous: set[str] = set()
     cached = verdicts.cached
     for span in scanner.spans(stream):
         # A line cut in pieces has one number: its later pieces are counted the careful way.
@@ -133,6 +140,8 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
             verdict = cached(raw) or verdicts.of(raw)
             if verdict.event is not None and verdict.event not in lifecycle.first:
                 lifecycle.first[verdict.event] = span.line_at(begin)
+            if verdict.rendezvous and len(rendezvous) < firewall.MAX_ADDRESSES:
+                rendezvous.add(verdict.rendezvous)
             if verdict.settled and begin != piece:
                 verdict.repeats += 1
             elif verdict.tallied:
@@ -154,7 +163,7 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
     candidates = _rank(plan.signatures, tally.matched, tally.context_seen,
                        lifecycle.ended_at(scanner.lines), lifecycle.hung_until())
     return _conclude(name, candidates, lines, summary, scanner, lifecycle,
-                     plan.unexplained_alone)
+                     plan.unexplained_alone, frozenset(rendezvous))
 
 
 def _fill(template: str, groups: dict[str, str]) -> str:
@@ -259,7 +268,8 @@ def _after_an_earlier_cause(signatures: Sequence[Signature],
 
 def _conclude(name: str, candidates: list[Candidate], lines: suspicious.SuspiciousLines,
               accumulator: nccl.NcclAccumulator, scanner: Scanner,
-              lifecycle: shutdown.Lifecycle, unexplained_alone: frozenset[str]) -> Diagnosis:
+              lifecycle: shutdown.Lifecycle, unexplained_alone: frozenset[str],
+              rendezvous: frozenset[str]) -> Diagnosis:
     summary = accumulator.summary(scanner.last_nccl)
     hung = lifecycle.hung_until()
     if hung and not any(c.evidence[0].line < hung for c in candidates if c.kind != "hint"):
@@ -274,7 +284,8 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
         status = Status.CAUSE_FOUND if failing else Status.UNKNOWN
     else:
         candidates, failing, status = _judge(candidates, lines, accumulator, summary, scanner,
-                                             lifecycle.stopped_healthy_at(), unexplained_alone)
+                                             lifecycle.stopped_healthy_at(), unexplained_alone,
+                                             rendezvous)
     causes = [c for c in candidates if c.kind == "cause"]
     first = min((c.evidence[0] for c in causes), key=lambda e: e.line, default=None)
     first = first or lines.first_failure()
@@ -302,7 +313,7 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
 
 def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
            accumulator: nccl.NcclAccumulator, summary: NcclSummary | None, scanner: Scanner,
-           stop_line: int, unexplained_alone: frozenset[str]
+           stop_line: int, unexplained_alone: frozenset[str], rendezvous: frozenset[str]
            ) -> tuple[list[Candidate], list[Candidate], Status]:
     """The failing candidates, best first, and the status of a run that did not hang until
     someone pressed Ctrl-C."""
@@ -338,6 +349,8 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
         candidates, failing = _first(too_high, candidates), _first(too_high, failing)
     if short := world_size.short_of_model_parallel(failing, lines.top()):
         candidates, failing = _first(short, candidates), _first(short, failing)
+    if failing and (blocked := firewall.blocked_peer(failing[0], rendezvous)):
+        candidates, failing = _first(blocked, candidates), _first(blocked, failing)
     if _fails_between_ranks(failing, lines.failed):
         for chosen in _summary_causes(accumulator):
             candidates, failing = _first(chosen, candidates), _first(chosen, failing)

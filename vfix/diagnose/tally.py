@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
-from vfix.diagnose import nccl, shutdown, suspicious
+from vfix.diagnose import firewall, nccl, shutdown, suspicious
 from vfix.diagnose.model import Evidence
 from vfix.diagnose.sources import line_source
 
@@ -36,6 +36,8 @@ class Plan(Protocol):
     def feeds_nccl(self) -> Sequence[bool]: ...
     @property
     def marks_event(self) -> Sequence[bool]: ...
+    @property
+    def names_rendezvous(self) -> Sequence[bool]: ...
 
 
 @dataclass
@@ -56,19 +58,20 @@ class _SignatureHit(NamedTuple):
 class Verdict:
     """What one distinct line means, worked out once however often the line repeats."""
 
-    __slots__ = ("_source", "contexts", "event", "failing", "hits", "nccl", "records", "repeats",
-                 "score", "settled", "tallied", "text")
+    __slots__ = ("_source", "contexts", "event", "failing", "hits", "nccl", "records", "rendezvous",
+                 "repeats", "score", "settled", "tallied", "text")
 
     def __init__(self, plan: Plan, text: str, keywords: frozenset[int]) -> None:
         self.text = text
         self.score = 0
-        to_nccl = to_event = False
+        to_nccl = to_event = to_rendezvous = False
         contexts: list[int] = []
         found: dict[int, list[re.Match[str] | None]] = {}  # signature -> its patterns' matches
         for keyword in keywords:
             self.score = max(self.score, plan.suspicious_score[keyword])
             to_nccl = to_nccl or plan.feeds_nccl[keyword]
             to_event = to_event or plan.marks_event[keyword]
+            to_rendezvous = to_rendezvous or plan.names_rendezvous[keyword]
             for consumer in plan.consumers[keyword]:
                 match = consumer.regex.search(text) if consumer.regex else None
                 if consumer.regex is not None and not match:
@@ -81,6 +84,7 @@ class Verdict:
         self.hits = tuple(_signature_hit(s, matches) for s, matches in found.items())
         self.nccl = nccl.parse(text) if to_nccl else None
         self.event = shutdown.event(text) if to_event else None
+        self.rendezvous = firewall.rendezvous_address(text) if to_rendezvous else None
         self.failing = bool(self.hits) and not suspicious.is_benign(text)
         self.tallied = bool(self.hits or self.contexts)
         self._source: tuple[str | None] | None = None
