@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import jsonschema
@@ -106,3 +108,16 @@ def test_per_rank_files_name_the_rank_that_failed_first(tmp_path: Path) -> None:
     code, out = run(str(rank0), str(rank1), "-f", "table")
     assert code == 0
     assert f"first failing input: {rank1} (shm_too_small)" in out.replace("\n", "")
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "markdown"])
+def test_a_reader_that_stops_early_leaves_the_verdict_as_the_exit_code(fmt: str) -> None:
+    # `vfix diagnose … | head -c 10`: the real command, its stdout a pipe closed after 10 bytes
+    command = [sys.executable, "-m", "vfix", "diagnose", "--format", fmt, *[str(FAILED)] * 60]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        assert process.stdout is not None and process.stderr is not None
+        assert len(process.stdout.read(10)) == 10
+        process.stdout.close()
+        stderr = process.stderr.read()
+    assert process.returncode == 0  # the cause was found: not 1 (findings) from click or rich
+    assert stderr == b""

@@ -6,8 +6,8 @@ import sys
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
+from vfix.commands.output import ReportConsole, reader_may_stop_early
 from vfix.diagnose import Diagnosis, diagnose_paths, diagnose_stream
 from vfix.diagnose.render import Format, render
 from vfix.errors import VfixError
@@ -33,7 +33,8 @@ def diagnose(
             results.append(diagnose_stream(sys.stdin.buffer, name="-"))
         else:
             results.extend(diagnose_paths([name]))
-    render(results, fmt, Console())
+    with reader_may_stop_early():
+        render(results, fmt, ReportConsole())
     raise typer.Exit(worst_exit_code(results))
 
 

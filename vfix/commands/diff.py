@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sys
 from enum import StrEnum
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
 from vfix.audit.diff import HostDiff, diff_runs
 from vfix.audit.engine import audit
 from vfix.audit.inputs import from_run_dir
+from vfix.commands.output import ReportConsole, reader_may_stop_early, write_report
 from vfix.policy import load_policy
 from vfix.vocabulary import ExitCode
 
@@ -36,15 +35,16 @@ def diff_command(
     diffs = diff_runs(before, after, audit(before, loaded_policy, skipped_before),
                       audit(after, loaded_policy, skipped_after))
     if output_format is DiffFormat.JSON:
-        sys.stdout.write(json.dumps([dataclasses.asdict(d) for d in diffs], indent=2) + "\n")
+        write_report(json.dumps([dataclasses.asdict(d) for d in diffs], indent=2) + "\n", None)
     else:
-        print_diffs(diffs)
+        with reader_may_stop_early():
+            print_diffs(diffs)
     changed = any(d.status != "unchanged" for d in diffs)
     raise typer.Exit(ExitCode.FINDINGS if changed else ExitCode.CLEAN)
 
 
 def print_diffs(diffs: list[HostDiff]) -> None:
-    console = Console(highlight=False)
+    console = ReportConsole(highlight=False)
     for d in diffs:
         verdicts = f"{d.verdict_before or '-'} -> {d.verdict_after or '-'}"
         console.print(f"[bold]{d.host}[/]: {d.status} ({verdicts})")

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from vfix.commands.output import ReportConsole, reader_may_stop_early
 from vfix.errors import VfixError
 from vfix.gather import HostState, Run, gather
 from vfix.vocabulary import ExitCode
@@ -26,7 +26,8 @@ def gather_command(
 ) -> None:
     """Collect GPU, version and system facts from every host (read-only)."""
     run = gather(inventory, limit=limit, out=out, forks=forks)
-    _print_summary(run)
+    with reader_may_stop_early():
+        _print_summary(run)
     if not run.ok_hosts:
         raise VfixError(f"no host could be probed ({len(run.bad_hosts)} unreachable or failed); "
                         f"see {run.path / 'run.json'}")
@@ -34,7 +35,7 @@ def gather_command(
 
 
 def _print_summary(run: Run) -> None:
-    console = Console()
+    console = ReportConsole()
     table = Table(box=None, pad_edge=False)
     for column in ("host", "status", "seconds", "gpus", "reason"):
         table.add_column(column)
