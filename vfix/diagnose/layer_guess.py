@@ -35,8 +35,8 @@ WORDS_WEIGHT = 0.6  # the layer words' vote, against the neighbours' shares
 _WORD = re.compile(r"[A-Za-z_]{3,}")
 # Words of English and of every traceback that say nothing about where a failure is.
 _COMMON_WORDS = ("the and for with from that this was were not are has have but you your can will "
-                 "into been its all any one per out use traceback most recent call last file line "
-                 "module")
+                 "into been its all any one per out use too found traceback most recent call last "
+                 "file line module")
 _COMMON = frozenset(_COMMON_WORDS.split())
 # Where a logger was called ("[mooncake_connector.py:1899]" in vLLM's prefix) names the module
 # that logged, on every line of its traceback, not what failed.
