@@ -289,6 +289,20 @@ def test_a_daemon_s_error_line_shows_a_failure() -> None:
 
 
 @pytest.mark.parametrize("line", [
+    "Failed to provision in fleet 'aws-main': tried 5 of 12 offers, all failed.",  # dstack
+    "2018-11-29 02:43:39.844 [5/start/21975 (pid 83812)] Task failed.",  # Metaflow
+])
+def test_a_tool_saying_it_failed_shows_a_failure(line: str) -> None:
+    assert diagnose_text(line + "\n").status is Status.UNKNOWN
+
+
+def test_a_python_warning_is_not_a_failure() -> None:
+    log = ("/tmp/site/vllm/v1/executor/uniproc_executor.py:73: UserWarning: Failed to get the IP "
+           "address, using 0.0.0.0 by default.\n")
+    assert diagnose_text(log).status is Status.NO_FAILURE
+
+
+@pytest.mark.parametrize("line", [
     "NVRM: Xid (PCI:0000:01:00): 137, pid=4242, name=python3",  # an Xid no signature names
     "drivers/net/ethernet/mellanox/mlx5/core/en_accel/ipsec.c:1325:35: error:",
 ])

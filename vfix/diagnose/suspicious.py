@@ -50,6 +50,8 @@ KEYWORDS: dict[str, int] = {
     "pthread_create failed": 2,  # no thread could start: a pids/threads limit (OpenBLAS, OpenMP)
     "can't start new thread": 2,  # Python's RuntimeError for the same
     "Max retries exceeded with url": 2,  # urllib3/requests gave up on a server (not up, refused)
+    "Failed to ": 1,
+    " failed.": 1,
     "error: ": 1,  # a CLI or daemon's own error line (Slurm's slurmd, curl, git): weak alone
     ": error:": 2,  # a compiler's diagnostic ("ipsec.c:1325:35: error:"), a driver module build
     "NVRM: Xid": 2,  # any Xid is an error event the driver reports, known to a signature or not
@@ -103,6 +105,10 @@ _COMMAND_ECHO = re.compile(rf"^\s*{_HOST_PREFIX}(?:#[^$]{{0,40}})?\$ ")
 # its name may hold one ("TORCH_NCCL_ASYNC_ERROR_HANDLING=1 torchrun ...").
 _ASSIGNED_NAME = re.compile(r"\b[A-Z][A-Z0-9_]*=")
 
+# A Python warning ("uniproc_executor.py:73: UserWarning: Failed to get the IP address, using
+# 0.0.0.0 by default"): the warnings module reports and the program goes on.
+_PYTHON_WARNING = re.compile(r"\.py:\d+: \w*Warning: ")
+
 _KEEP = 20
 _TAIL_RAW = 200  # unjudged recent lines; judged (regexes) only at the end, to stay fast
 _SHOW = 8
@@ -123,7 +129,8 @@ def is_benign(text: str) -> bool:
 def _judge(line: int, text: str, score: int) -> tuple[int, int, str] | None:
     """(score, line, text) for a failing line; None for one logged at a benign level or a
     frame of a C++ backtrace (its header line, a warning or an error, decides)."""
-    if (is_benign(text) and "NCCL WARN" not in text) or _BACKTRACE_FRAME.match(text):
+    if ((is_benign(text) and "NCCL WARN" not in text) or _BACKTRACE_FRAME.match(text)
+            or _PYTHON_WARNING.search(text)):
         return None
     if "=" in text and not _fails_outside_assigned_names(text):
         return None
