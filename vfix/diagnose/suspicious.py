@@ -93,9 +93,11 @@ _PYDANTIC_HEADER = re.compile(r"ValidationError: \d+ validation errors? for ")
 # Errors their writer says the run goes on without: glibc's loader skipping an LD_PRELOAD entry
 # ("ERROR: ld.so: object 'x' from LD_PRELOAD cannot be preloaded (...): ignored."), a Ray worker
 # without its metrics agent ("... E ...] Failed to establish connection to the metrics exporter
-# agent. Metrics will not be exported."): notes, not failures.
+# agent. Metrics will not be exported."), NCCL clamping a setting ("NCCL WARN NET/Socket :
+# NCCL_SOCKET_NTHREADS is greater than the maximum allowed, setting to 16"): notes, not failures.
 _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
-                          r"|Metrics will not be exported")
+                          r"|Metrics will not be exported"
+                          r"|NCCL WARN .*maximum allowed, setting")
 
 # A command echoed after a shell prompt ("$ NCCL_DEBUG=INFO torchrun ...", "# node 1: $ vllm
 # serve ..."): what was run, not what failed.
@@ -129,8 +131,8 @@ def is_benign(text: str) -> bool:
 def _judge(line: int, text: str, score: int) -> tuple[int, int, str] | None:
     """(score, line, text) for a failing line; None for one logged at a benign level or a
     frame of a C++ backtrace (its header line, a warning or an error, decides)."""
-    if ((is_benign(text) and "NCCL WARN" not in text) or _BACKTRACE_FRAME.match(text)
-            or _PYTHON_WARNING.search(text)):
+    benign = is_benign(text) and ("NCCL WARN" not in text or _RUN_GOES_ON.search(text))
+    if benign or _BACKTRACE_FRAME.match(text) or _PYTHON_WARNING.search(text):
         return None
     if "=" in text and not _fails_outside_assigned_names(text):
         return None
