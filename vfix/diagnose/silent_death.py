@@ -1,9 +1,10 @@
 """vLLM's engine core died without a word of its own: killed by a signal.
 
 The front end says "Engine core initialization failed. See root cause above" (at start-up) or
-"EngineDeadError: EngineCore encountered an issue. See stack trace (above)" (while serving), but
-the engine core printed no error above it: Python never saw the end, so a signal killed the
-process. On GPU hosts that is most often the kernel OOM killer (host RAM, a container's memory
+"EngineDeadError: EngineCore encountered an issue. See stack trace (above)" (while serving), or
+the executor "WorkerProc initialization failed due to an exception in a background process" (a
+worker it started ended before it was ready), but nothing printed an error above it: Python
+never saw the end, so a signal killed the process. On GPU hosts that is most often the kernel OOM killer (host RAM, a container's memory
 limit).
 """
 
@@ -11,7 +12,8 @@ from __future__ import annotations
 
 from vfix.diagnose.model import Candidate, Evidence, FixStep
 
-MARKERS = ("Engine core initialization failed", "EngineDeadError: EngineCore encountered an issue")
+MARKERS = ("Engine core initialization failed", "EngineDeadError: EngineCore encountered an issue",
+           "WorkerProc initialization failed")
 CONFIDENCE = 0.4
 
 
