@@ -57,11 +57,15 @@ KEYWORDS: dict[str, int] = {
     "NVRM: Xid": 2,  # any Xid is an error event the driver reports, known to a signature or not
     ": failed to assign [mem": 2,  # the kernel could not map a PCI device's BAR (a GPU it loses)
     "NCCL error": 2,  # an NCCL result its caller reports ("NCCL error in: ...", "NCCL error: ...")
+    "non-zero status": 2,  # NVSHMEM's error returns ("transport.cpp:420: non-zero status: 7 connect EPS failed"), mpirun's dead ranks
 }
 # An exception line: "...Error: ", "...Exception: ", or a class of a module named in full
-# ("triton.runtime.errors.OutOfResources: "), as a traceback's last line prints it.
+# ("triton.runtime.errors.OutOfResources: "), as a traceback's last line prints it; or an
+# exception raised without a message (a bare "assert"), its class alone at the end of the line.
 _EXCEPTION_LINE = re.compile(r"(?:^|[\s:\]\)])(?:(?:[\w]+\.)*\w*(?:Error|Exception|Exit)\b"
-                             r"|(?:[a-z_]\w*\.)+[A-Z]\w+): ")
+                             r"|(?:[a-z_]\w*\.)+[A-Z]\w+): "
+                             # raised without a message: "AssertionError" alone after the prefix
+                             r"|(?:^|[\s\]])(?:[\w]+\.)*[A-Z]\w*(?:Error|Exception)\s*$")
 
 
 # The host name pdsh, clush or a capture script puts before each line ("gpu-node-1: ").
