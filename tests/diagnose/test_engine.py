@@ -466,6 +466,26 @@ def test_an_engine_core_error_above_the_report_is_not_a_silent_death() -> None:
     assert diagnose_text(log + _ENGINE_FAILED).root_cause == "unknown"
 
 
+def test_a_worker_killed_while_starting_died_silently() -> None:
+    log = ("(EngineCore pid=2) ERROR 12-04 18:58:20 [core.py:1] Exception: WorkerProc "
+           "initialization failed due to an exception in a background process. See stack trace "
+           "for root cause.\n")
+    assert diagnose_text(log).root_cause == "host_oom_killed"
+
+
+def test_an_error_below_a_long_logged_traceback_is_not_a_silent_death() -> None:
+    # vLLM logs a worker's traceback at ERROR, frame by frame: its exception comes after more
+    # failing lines than the first few kept
+    prefix = "(Worker pid=4783) ERROR 12-04 19:18:35 [multiproc_executor.py:901] "
+    frames = "".join(f"{prefix}  File \"/tmp/site/vllm/x.py\", line {n}, in f\n" for n in range(40))
+    log = (frames + prefix + "RuntimeError: the frobnicator is in progress\n"
+           + "(EngineCore pid=4560) ERROR 12-04 19:18:38 [core.py:1330] Exception: WorkerProc "
+           "initialization failed due to an exception in a background process.\n")
+    result = diagnose_text(log)
+    assert result.root_cause == "unknown"
+    assert result.first_failure is not None and result.first_failure.line == 41
+
+
 def test_an_exception_of_a_class_not_named_error_is_not_a_silent_death() -> None:
     # torch._dynamo's exception class ends in neither Error nor Exception; its module path says
     # it is one: the engine died of it, not silently (which would read as a host OOM kill).

@@ -4,8 +4,8 @@ The front end says "Engine core initialization failed. See root cause above" (at
 "EngineDeadError: EngineCore encountered an issue. See stack trace (above)" (while serving), or
 the executor "WorkerProc initialization failed due to an exception in a background process" (a
 worker it started ended before it was ready), but nothing printed an error above it: Python
-never saw the end, so a signal killed the process. On GPU hosts that is most often the kernel OOM killer (host RAM, a container's memory
-limit).
+never saw the end, so a signal killed the process. On GPU hosts that is most often the kernel
+OOM killer (host RAM, a container's memory limit).
 """
 
 from __future__ import annotations

@@ -57,7 +57,9 @@ KEYWORDS: dict[str, int] = {
     "NVRM: Xid": 2,  # any Xid is an error event the driver reports, known to a signature or not
     ": failed to assign [mem": 2,  # the kernel could not map a PCI device's BAR (a GPU it loses)
     "NCCL error": 2,  # an NCCL result its caller reports ("NCCL error in: ...", "NCCL error: ...")
-    "non-zero status": 2,  # NVSHMEM's error returns ("transport.cpp:420: non-zero status: 7 connect EPS failed"), mpirun's dead ranks
+    # NVSHMEM's error returns ("transport.cpp:420: non-zero status: 7 connect EPS failed") and
+    # mpirun's ranks that "exited with non-zero status"
+    "non-zero status": 2,
 }
 # An exception line: "...Error: ", "...Exception: ", or a class of a module named in full
 # ("triton.runtime.errors.OutOfResources: "), as a traceback's last line prints it; or an
@@ -117,6 +119,7 @@ _PYTHON_WARNING = re.compile(r"\.py:\d+: \w*Warning: ")
 
 _KEEP = 20
 _TAIL_RAW = 200  # unjudged recent lines; judged (regexes) only at the end, to stay fast
+_LOOK_FOR_EXCEPTION = 2000  # failing lines judged after the first _KEEP when none raised yet
 _SHOW = 8
 
 
@@ -152,7 +155,8 @@ def _fails_outside_assigned_names(text: str) -> bool:
 
 
 class SuspiciousLines:
-    """Keeps the first few failing lines and the last few suspicious ones (bounded memory)."""
+    """Keeps the first few failing lines, the first exception (a worker's traceback logged at
+    ERROR can fill the first few with its frames) and the last few (bounded memory)."""
 
     TAIL = _TAIL_RAW  # once `full`, only this many of the latest lines fed can matter
 
@@ -160,25 +164,41 @@ class SuspiciousLines:
         self._first: list[tuple[int, int, str]] = []
         self._tail: deque[tuple[int, int, str]] = deque(maxlen=_TAIL_RAW)
         self._judged: list[tuple[int, int, str]] | None = None
+        self._raised_first = False  # an exception among the first few
+        self._later_exception: tuple[int, int, str] | None = None
+        self._looked = 0
 
     def feed(self, line: int, text: str, score: int) -> None:
         if len(self._first) < _KEEP:
             judged = _judge(line, text, score)
             if judged:
                 self._first.append(judged)
+                self._raised_first = self._raised_first or judged[0] >= 3
         else:
             self._tail.append((score, line, text))
+            if self._looking():
+                self._looked += 1
+                judged = _judge(line, text, score)
+                if judged and judged[0] >= 3:
+                    self._later_exception = judged
         self._judged = None
+
+    def _looking(self) -> bool:
+        """Whether the first exception may still come after the first few failing lines."""
+        return not (self._raised_first or self._later_exception
+                    or self._looked >= _LOOK_FOR_EXCEPTION)
 
     @property
     def full(self) -> bool:
-        """Whether the first failing lines are all kept: later lines only enter the tail."""
-        return len(self._first) >= _KEEP
+        """Whether the first failing lines and the first exception are kept: later lines only
+        enter the tail."""
+        return len(self._first) >= _KEEP and not self._looking()
 
     def _all(self) -> list[tuple[int, int, str]]:
         if self._judged is None:
             tail = [j for s, n, t in self._tail if (j := _judge(n, t, s))][-_KEEP:]
-            self._judged = self._first + tail
+            later = self._later_exception
+            self._judged = self._first + ([later] if later and later not in tail else []) + tail
         return self._judged
 
     @property
