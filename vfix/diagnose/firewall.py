@@ -49,17 +49,17 @@ def blocked_peer(top: Candidate, rendezvous: Iterable[str]) -> Candidate | None:
     if top.root_cause != "socket_ifname_wrong":
         return None
     subnets = {subnet for address in rendezvous if (subnet := _subnet(address))}
-    blocked = [evidence for evidence in top.evidence if _peer_on(evidence, subnets)]
+    blocked = [(evidence, peer) for evidence in top.evidence
+               if (peer := _blocked_peer(evidence, subnets))]
     if not blocked:
         return None
-    peer = _PEER.search(blocked[0].text)
-    assert peer is not None  # _peer_on found it
+    peer = blocked[0][1]
     return Candidate(
         layer="network",
         root_cause="rendezvous_unreachable",
         confidence=0.7,
-        evidence=tuple(blocked),
-        explanation=(f"A rank could not connect to its peer at {peer[1]}, on the same subnet as "
+        evidence=tuple(evidence for evidence, _ in blocked),
+        explanation=(f"A rank could not connect to its peer at {peer}, on the same subnet as "
                      "the rendezvous address every rank was given, and the host answered 'No "
                      "route to host': the nodes share that network, so the interface is right. "
                      "A firewall on the peer rejects the connection (iptables/nftables REJECT, "
@@ -68,7 +68,7 @@ def blocked_peer(top: Candidate, rendezvous: Iterable[str]) -> Candidate | None:
                      "on ephemeral ports, not only MASTER_PORT) in the host firewall and any "
                      "security group; if the peer host is down, bring it back or replace it.",
                      None),),
-        check_next=(f"From this node: ping {peer[1]}; nc -zv {peer[1]} <port>; on the peer: "
+        check_next=(f"From this node: ping {peer}; nc -zv {peer} <port>; on the peer: "
                     "iptables -S / nft list ruleset / firewall-cmd --list-all",),
         signature="peer-on-rendezvous-subnet-unreachable",
         kind="cause",
@@ -76,8 +76,10 @@ def blocked_peer(top: Candidate, rendezvous: Iterable[str]) -> Candidate | None:
     )
 
 
-def _peer_on(evidence: Evidence, subnets: set[ipaddress.IPv4Network]) -> bool:
+def _blocked_peer(evidence: Evidence, subnets: set[ipaddress.IPv4Network]) -> str | None:
+    """The peer's address when the line is a connection to it on one of these subnets that
+    failed with "No route to host"."""
     if not _NO_ROUTE.search(evidence.text):
-        return False
+        return None
     peer = _PEER.search(evidence.text)
-    return peer is not None and _subnet(peer[1]) in subnets
+    return peer[1] if peer and _subnet(peer[1]) in subnets else None

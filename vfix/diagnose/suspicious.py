@@ -50,8 +50,8 @@ KEYWORDS: dict[str, int] = {
     "pthread_create failed": 2,  # no thread could start: a pids/threads limit (OpenBLAS, OpenMP)
     "can't start new thread": 2,  # Python's RuntimeError for the same
     "Max retries exceeded with url": 2,  # urllib3/requests gave up on a server (not up, refused)
-    "Failed to ": 1,
-    " failed.": 1,
+    "Failed to ": 1,  # a tool saying it failed ("Failed to provision in fleet ..."): weak alone
+    " failed.": 1,  # and its last word ("Task failed.", "Workflow failed.")
     "error: ": 1,  # a CLI or daemon's own error line (Slurm's slurmd, curl, git): weak alone
     ": error:": 2,  # a compiler's diagnostic ("ipsec.c:1325:35: error:"), a driver module build
     "NVRM: Xid": 2,  # any Xid is an error event the driver reports, known to a signature or not
