@@ -583,6 +583,35 @@ def test_a_gpu_with_much_memory_taken_at_startup_is_held_by_another_process() ->
     assert diagnose_text(_startup_check(18.77, 139.8, 0.92)).root_cause == "stale_gpu_process"
 
 
+def _torch_oom(other_gib: float, own_gib: float) -> str:
+    return ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 12.00 GiB. GPU 0 has a "
+            "total capacity of 139.80 GiB of which 4.49 GiB is free. Process 8308 has "
+            f"{other_gib} GiB memory in use. Including non-PyTorch memory, this process has "
+            f"{own_gib} GiB memory in use.\n")
+
+
+def test_an_oom_with_another_process_holding_most_of_the_gpu_is_that_process() -> None:
+    context = ("INFO [gpu_worker.py:479] Initial free memory 16.77 GiB, reserved 24.0 GiB memory "
+               "for KV Cache as specified by kv_cache_memory_bytes config\n")
+    result = diagnose_text(context + _torch_oom(122.51, 12.79))
+    assert result.root_cause == "stale_gpu_process"
+    assert "Process 8308 holds 122.5" in result.candidates[0].explanation
+
+
+def test_an_oom_where_the_listed_process_is_this_one_is_not_another_process() -> None:
+    # in a container torch lists this process by its PID too, with about its own share
+    assert diagnose_text(_torch_oom(50.96, 50.96)).root_cause == "gpu_oom"
+    assert diagnose_text(_torch_oom(40.0, 3.0)).root_cause == "gpu_oom"  # under half the GPU
+
+
+def test_an_exception_raised_without_a_message_is_a_failing_line() -> None:
+    for newline in ("\n", "\r\n"):
+        log = newline.join(["Traceback (most recent call last):", '  File "x.py", line 3',
+                            "    raise TimeoutError", "TimeoutError", ""])
+        result = diagnose_text(log)
+        assert result.first_failure is not None and result.first_failure.line == 4
+
+
 def test_threads_that_cannot_start_are_a_resources_failure() -> None:
     log = ("OpenBLAS blas_thread_init: pthread_create failed for thread 6 of 16: "
            "Resource temporarily unavailable\n")

@@ -66,3 +66,20 @@ def test_the_layer_words_outvote_the_neighbours_when_they_speak() -> None:
     votes = nearest_layers(failure_words(evidence.text for evidence in failing))
     assert max(votes, key=lambda layer: votes[layer]) is Layer.NETWORK
     assert guess_layer(failing, failing[0]) is Layer.COMMUNICATION
+
+
+def test_where_the_failure_began_counts_twice() -> None:
+    # a thread limit first, then the Ray worker it left unregistered: resources, not network
+    failing = [Evidence(3, "thd.cc:157] pthread_create failed: Resource temporarily unavailable"),
+               Evidence(4, "core_worker.cc:251: Failed to register worker to Raylet. IOError: "
+                           "[RayletClient] Unable to register worker with raylet.")]
+    assert guess_layer(failing, failing[1]) is Layer.RESOURCES
+
+
+def test_a_library_the_user_may_not_read_is_permissions_not_a_missing_package() -> None:
+    denied = [Evidence(1, "python3: error while loading shared libraries: /root/lib/libpython3.12"
+                          ".so.1.0: cannot open shared object file: Permission denied")]
+    missing = [Evidence(1, "python3: error while loading shared libraries: libpython3.12.so.1.0:"
+                           " cannot open shared object file: No such file or directory")]
+    assert guess_layer(denied, denied[0]) is Layer.RESOURCES
+    assert guess_layer(missing, missing[0]) is Layer.VERSIONS

@@ -347,6 +347,8 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
         candidates, failing = _first(killed, candidates), _first(killed, failing)
     elif failing and (too_high := startup_memory.asked_too_much(failing[0])):
         candidates, failing = _first(too_high, candidates), _first(too_high, failing)
+    elif failing and (taken := startup_memory.held_by_another(failing[0])):
+        candidates, failing = _first(taken, candidates), _first(taken, failing)
     if short := world_size.short_of_model_parallel(failing, lines.top()):
         candidates, failing = _first(short, candidates), _first(short, failing)
     if failing and (blocked := firewall.blocked_peer(failing[0], rendezvous)):

@@ -112,17 +112,20 @@ def _layer_words() -> dict[Layer, re.Pattern[str]]:
 
 
 def _layer_by_words(failing: Sequence[Evidence], first_exception: Evidence | None) -> Layer | None:
-    """The layer whose words the failing lines use most (the first exception counts twice: it
-    is where the failure began; a tie goes to the layer named first in the log)."""
+    """The layer whose words the failing lines use most (where the failure began counts twice:
+    the earliest failing line, and the first exception; a tie goes to the layer named first in
+    the log)."""
+    earliest = min(failing, key=lambda evidence: evidence.line, default=None)
+    began = {evidence.line for evidence in (earliest, first_exception) if evidence}
     score: dict[Layer, int] = {}
     first_seen: dict[Layer, int] = {}
     for evidence in failing:
-        weight = 2 if first_exception and evidence.line == first_exception.line else 1
+        weight = 2 if evidence.line in began else 1
         text = _LOGGER_LOCATION.sub("", evidence.text)
         for layer, words in _layer_words().items():
             if words.search(text):
                 score[layer] = score.get(layer, 0) + weight
-                first_seen.setdefault(layer, evidence.line)
+                first_seen[layer] = min(first_seen.get(layer, evidence.line), evidence.line)
     if not score:
         return None
     return max(score, key=lambda layer: (score[layer], -first_seen[layer]))

@@ -1,9 +1,13 @@
-"""vLLM's start-up memory check: did another process take the memory, or did the flag ask too much?
+"""Whose GPU memory was it: another process's, or did the job ask too much?
 
-"Free memory on device cuda:0 (F/T GiB) on startup is less than desired GPU memory utilization
-(U, R GiB)" reads as another process holding the GPU. But when nearly all of the GPU is free,
-nothing else holds it: the CUDA context, the driver and the job's own communicators took the
-rest, and --gpu-memory-utilization asks for more than an empty GPU gives.
+vLLM's start-up check, "Free memory on device cuda:0 (F/T GiB) on startup is less than desired
+GPU memory utilization (U, R GiB)", reads as another process holding the GPU. But when nearly
+all of the GPU is free, nothing else holds it: the CUDA context, the driver and the job's own
+communicators took the rest, and --gpu-memory-utilization asks for more than an empty GPU gives.
+
+Conversely, torch's out-of-memory message lists who holds the GPU ("Process 8308 has 122.51 GiB
+memory in use ... this process has 12.79 GiB"): when another process holds most of it, the
+memory this job sized for was taken, whatever else the job asked for.
 """
 
 from __future__ import annotations
@@ -15,6 +19,12 @@ from vfix.diagnose.model import Candidate, FixStep
 TAKEN_SIGNATURE = "gpu-memory-taken"
 # at least this share of the GPU free: no other process worth naming holds it
 NEARLY_ALL_FREE = 0.95
+# torch's CUDA OOM message: the GPU's capacity, the processes on it, and this process's share
+_TORCH_OOM = re.compile(r"total capacity of (?P<total>[\d.]+) GiB of which .*?"
+                        r"(?P<others>(?:Process \d+ has [\d.]+ [KMG]iB memory in use\. ?)+)"
+                        r".*?this process has (?P<own>[\d.]+) (?P<own_unit>[KMG]iB)")
+_PROCESS = re.compile(r"Process (?P<pid>\d+) has (?P<size>[\d.]+) (?P<unit>[KMG]iB)")
+_GIB = {"KiB": 1 / 2**20, "MiB": 1 / 2**10, "GiB": 1.0}
 _FREE_OF_TOTAL = re.compile(r"Free memory on device \S+ \((?P<free>\d+(?:\.\d+)?)/"
                             r"(?P<total>\d+(?:\.\d+)?) GiB\) on startup is less than")
 
@@ -47,6 +57,39 @@ def asked_too_much(taken: Candidate) -> Candidate | None:
             signature="gpu-memory-utilization-above-free",
             kind="cause",
             matches=taken.matches,
+        )
+    return None
+
+
+def held_by_another(failure: Candidate) -> Candidate | None:
+    """Another process as the cause when `failure` quotes torch's out-of-memory message with
+    another process holding at least half of the GPU and more than twice this process's share
+    (in a container torch lists this process by its PID too: then no other one stands out)."""
+    for evidence in failure.evidence:
+        found = _TORCH_OOM.search(evidence.text)
+        if found is None:
+            continue
+        total, own = float(found["total"]), float(found["own"]) * _GIB[found["own_unit"]]
+        pid, held = max(((p["pid"], float(p["size"]) * _GIB[p["unit"]])
+                         for p in _PROCESS.finditer(found["others"])), key=lambda item: item[1])
+        if held < total / 2 or held <= 2 * own:
+            return None
+        return Candidate(
+            layer="resources",
+            root_cause="stale_gpu_process",
+            confidence=failure.confidence,
+            evidence=(evidence,),
+            explanation=(f"Process {pid} holds {held:.4g} of the GPU's {total:.4g} GiB and this "
+                         f"one only {own:.4g} GiB: the memory this job needed was taken by "
+                         "another process (a leftover worker, another job on the same GPU)."),
+            fix=(FixStep("Stop that process if it is a leftover (vfix's gpu_processes role "
+                         "lists it, and stops it only when told to), or run on a GPU it does "
+                         "not use.", "gpu_processes"),),
+            check_next=("nvidia-smi --query-compute-apps=pid,process_name,used_memory "
+                        "--format=csv",),
+            signature="gpu-memory-held-by-another",
+            kind="cause",
+            matches=failure.matches,
         )
     return None
 

@@ -60,6 +60,12 @@ KEYWORDS: dict[str, int] = {
     # NVSHMEM's error returns ("transport.cpp:420: non-zero status: 7 connect EPS failed") and
     # mpirun's ranks that "exited with non-zero status"
     "non-zero status": 2,
+    # an exception raised without a message ("AssertionError", "TimeoutError"), its class alone
+    # at the end of its line: the newline is part of the keyword
+    "Error\n": 1,
+    "Exception\n": 1,
+    "Error\r\n": 1,
+    "Exception\r\n": 1,
 }
 # An exception line: "...Error: ", "...Exception: ", or a class of a module named in full
 # ("triton.runtime.errors.OutOfResources: "), as a traceback's last line prints it; or an
@@ -67,7 +73,7 @@ KEYWORDS: dict[str, int] = {
 _EXCEPTION_LINE = re.compile(r"(?:^|[\s:\]\)])(?:(?:[\w]+\.)*\w*(?:Error|Exception|Exit)\b"
                              r"|(?:[a-z_]\w*\.)+[A-Z]\w+): "
                              # raised without a message: "AssertionError" alone after the prefix
-                             r"|(?:^|[\s\]])(?:[\w]+\.)*[A-Z]\w*(?:Error|Exception)\s*$")
+                             r"|(?:^|[\s\]])(?<!raise )(?:[\w]+\.)*[A-Z]\w*(?:Error|Exception)\s*$")
 
 
 # The host name pdsh, clush or a capture script puts before each line ("gpu-node-1: ").
