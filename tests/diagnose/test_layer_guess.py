@@ -83,3 +83,11 @@ def test_a_library_the_user_may_not_read_is_permissions_not_a_missing_package() 
                            " cannot open shared object file: No such file or directory")]
     assert guess_layer(denied, denied[0]) is Layer.RESOURCES
     assert guess_layer(missing, missing[0]) is Layer.VERSIONS
+
+
+def test_a_task_exception_ray_only_wraps_is_not_a_ray_failure() -> None:
+    from vfix.diagnose.layer_guess import _layer_by_words
+    wrapped = [Evidence(1, "ray.exceptions.RayTaskError(KeyError): 'model.layers.63.self_attn'")]
+    ray_down = [Evidence(1, "ray.exceptions.RaySystemError: System error: the raylet died")]
+    assert _layer_by_words(wrapped, wrapped[0]) is None
+    assert _layer_by_words(ray_down, ray_down[0]) is Layer.NETWORK
