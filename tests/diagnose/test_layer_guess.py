@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from vfix.diagnose.layer_guess import failure_words, guess_layer, nearest_layers
+from vfix.diagnose.layer_guess import _layer_by_words, failure_words, guess_layer, nearest_layers
 from vfix.diagnose.model import Evidence
 from vfix.vocabulary import Layer
 
@@ -86,7 +86,6 @@ def test_a_library_the_user_may_not_read_is_permissions_not_a_missing_package() 
 
 
 def test_a_task_exception_ray_only_wraps_is_not_a_ray_failure() -> None:
-    from vfix.diagnose.layer_guess import _layer_by_words
     wrapped = [Evidence(1, "ray.exceptions.RayTaskError(KeyError): 'model.layers.63.self_attn'")]
     ray_down = [Evidence(1, "ray.exceptions.RaySystemError: System error: the raylet died")]
     assert _layer_by_words(wrapped, wrapped[0]) is None
