@@ -19,8 +19,9 @@ from vfix.diagnose.model import Candidate, FixStep
 TAKEN_SIGNATURE = "gpu-memory-taken"
 # at least this share of the GPU free: no other process worth naming holds it
 NEARLY_ALL_FREE = 0.95
-# torch's CUDA OOM message: the GPU's capacity, the processes on it, and this process's share
-_TORCH_OOM = re.compile(r"total capacity of (?P<total>[\d.]+) GiB of which .*?"
+# torch's CUDA OOM message: the GPU's capacity ("capacty" in torch 2.1), the processes on it,
+# and this process's share
+_TORCH_OOM = re.compile(r"total capac\w* of (?P<total>[\d.]+) GiB of which .*?"
                         r"(?P<others>(?:Process \d+ has [\d.]+ [KMG]iB memory in use\. ?)+)"
                         r".*?this process has (?P<own>[\d.]+) (?P<own_unit>[KMG]iB)")
 _PROCESS = re.compile(r"Process (?P<pid>\d+) has (?P<size>[\d.]+) (?P<unit>[KMG]iB)")
