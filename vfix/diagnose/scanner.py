@@ -121,7 +121,7 @@ class Locator:
     def find(self, data: memoryview,
              lowered: memoryview | None = None) -> list[tuple[int, int, int]]:
         """(keyword, start, end) of matches, ordered by start; at least one in each line
-        holding a keyword (a match never spans lines). `lowered`: `data` lower-cased, for
+        holding a keyword (a match never reaches past its line's newline). `lowered`: `data` lower-cased, for
         the folded keywords."""
         exact = self._exact.find_matches_as_indexes(data) if self._exact else []
         if self._folded is None:
@@ -229,8 +229,8 @@ class Span:
         windows = (self._windows_from_start(locator) if few
                    else ((start, self.matches(locator)),))
         for window, matches in windows:
-            # Matches never span a newline, so those of one line are consecutive: the first
-            # locates the line, the others are skipped.
+            # Matches never reach past their line's newline ("Error\n" ends on it), so those
+            # of one line are consecutive: the first locates the line, the others are skipped.
             for _, hit, _ in matches:
                 hit += window
                 if hit < line_end:
