@@ -121,8 +121,8 @@ class Locator:
     def find(self, data: memoryview,
              lowered: memoryview | None = None) -> list[tuple[int, int, int]]:
         """(keyword, start, end) of matches, ordered by start; at least one in each line
-        holding a keyword (a match never reaches past its line's newline). `lowered`: `data` lower-cased, for
-        the folded keywords."""
+        holding a keyword (a match never reaches past its line's newline). `lowered`: `data`
+        lower-cased, for the folded keywords."""
         exact = self._exact.find_matches_as_indexes(data) if self._exact else []
         if self._folded is None:
             return exact
