@@ -29,7 +29,7 @@ from vfix.diagnose.layer_guess import guess_layer
 from vfix.diagnose.model import Candidate, Diagnosis, FixStep, NcclSummary, Status
 from vfix.diagnose.scanner import Keywords, Locator, Scanner, Span
 from vfix.diagnose.signatures import Pattern, Signature, load_signatures
-from vfix.diagnose.tally import Matched, Tally, Verdicts
+from vfix.diagnose.tally import KeywordRole, Matched, Tally, Verdicts
 from vfix.errors import VfixError
 
 _KIND_ORDER = {"cause": 0, "consequence": 1, "hint": 2}
@@ -52,52 +52,37 @@ class _Plan:
     def __init__(self, signatures: Sequence[Signature]) -> None:
         self.signatures = tuple(signatures)
         self.unexplained_alone = frozenset(s.id for s in signatures if s.unexplained_alone)
-        self.keywords: list[str] = []
-        self.consumers: list[list[_Consumer]] = []
-        self.suspicious_score: list[int] = []
-        self.feeds_nccl: list[bool] = []
-        self.marks_event: list[bool] = []
-        self.names_rendezvous: list[bool] = []
-        self.folded: list[bool] = []
-        index: dict[tuple[str, bool], int] = {}
+        self.roles: list[KeywordRole] = []
+        index: dict[tuple[str, bool], KeywordRole] = {}
 
-        def slot(keyword: str, fold: bool = False) -> int:
+        def role(keyword: str, fold: bool = False) -> KeywordRole:
             key = (keyword.lower() if fold else keyword, fold)
             if key not in index:
-                index[key] = len(self.keywords)
-                self.keywords.append(keyword)
-                self.folded.append(fold)
-                self.consumers.append([])
-                self.suspicious_score.append(0)
-                self.feeds_nccl.append(False)
-                self.marks_event.append(False)
-                self.names_rendezvous.append(False)
+                index[key] = KeywordRole(keyword, fold)
+                self.roles.append(index[key])
             return index[key]
 
         for number, signature in enumerate(self.signatures):
             for pattern in signature.match:
-                self.consumers[slot(pattern.keyword, _folds(pattern.keyword))].append(
+                role(pattern.keyword, _folds(pattern.keyword)).consumers.append(
                     _Consumer(number, pattern, False))
             for pattern in signature.context:
-                self.consumers[slot(pattern.keyword, _folds(pattern.keyword))].append(
+                role(pattern.keyword, _folds(pattern.keyword)).consumers.append(
                     _Consumer(number, pattern, True))
         for keyword, score in suspicious.KEYWORDS.items():
-            self.suspicious_score[slot(keyword)] = score
+            role(keyword).suspicious_score = score
         for keyword in nccl.KEYWORDS:
-            self.feeds_nccl[slot(keyword)] = True
+            role(keyword).feeds_nccl = True
         for keyword in shutdown.KEYWORDS:
-            self.marks_event[slot(keyword)] = True
+            role(keyword).marks_event = True
         for keyword in firewall.KEYWORDS:
-            self.names_rendezvous[slot(keyword, fold=True)] = True
+            role(keyword, fold=True).names_rendezvous = True
         self.waiting = frozenset(n for n, s in enumerate(self.signatures) if s.waits)
-        self.finder = Keywords(self.keywords, self.folded)
-        signal = [n for n, (c, f, s, r) in enumerate(zip(
-                      self.consumers, self.feeds_nccl, self.marks_event, self.names_rendezvous,
-                      strict=True))
-                  if c or f or s or r]
+        self.finder = Keywords([r.keyword for r in self.roles], [r.folded for r in self.roles])
+        signal = [r for r in self.roles
+                  if r.consumers or r.feeds_nccl or r.marks_event or r.names_rendezvous]
         self.locate_signal = Locator.for_keywords(
-            [self.keywords[n] for n in signal if not self.folded[n]],
-            [self.keywords[n] for n in signal if self.folded[n]])
+            [r.keyword for r in signal if not r.folded], [r.keyword for r in signal if r.folded])
         self.locate_suspicious = Locator.for_keywords(list(suspicious.KEYWORDS))
 
 

@@ -27,17 +27,22 @@ class Consumer(Protocol):
     regex: re.Pattern[str] | None
 
 
+@dataclass(slots=True)
+class KeywordRole:
+    """What a line holding one keyword is handed to."""
+
+    keyword: str
+    folded: bool  # matched in any letter case
+    consumers: list[Consumer] = field(default_factory=list)  # signature patterns to try
+    suspicious_score: int = 0  # how strongly the keyword shows a failure (0: not at all)
+    feeds_nccl: bool = False  # an NCCL line to summarise
+    marks_event: bool = False  # a shutdown or start-up event
+    names_rendezvous: bool = False  # may name a rendezvous address
+
+
 class Plan(Protocol):
     @property
-    def consumers(self) -> Sequence[Sequence[Consumer]]: ...
-    @property
-    def suspicious_score(self) -> Sequence[int]: ...
-    @property
-    def feeds_nccl(self) -> Sequence[bool]: ...
-    @property
-    def marks_event(self) -> Sequence[bool]: ...
-    @property
-    def names_rendezvous(self) -> Sequence[bool]: ...
+    def roles(self) -> Sequence[KeywordRole]: ...
 
 
 @dataclass
@@ -68,11 +73,12 @@ class Verdict:
         contexts: list[int] = []
         found: dict[int, list[re.Match[str] | None]] = {}  # signature -> its patterns' matches
         for keyword in keywords:
-            self.score = max(self.score, plan.suspicious_score[keyword])
-            to_nccl = to_nccl or plan.feeds_nccl[keyword]
-            to_event = to_event or plan.marks_event[keyword]
-            to_rendezvous = to_rendezvous or plan.names_rendezvous[keyword]
-            for consumer in plan.consumers[keyword]:
+            role = plan.roles[keyword]
+            self.score = max(self.score, role.suspicious_score)
+            to_nccl = to_nccl or role.feeds_nccl
+            to_event = to_event or role.marks_event
+            to_rendezvous = to_rendezvous or role.names_rendezvous
+            for consumer in role.consumers:
                 match = consumer.regex.search(text) if consumer.regex else None
                 if consumer.regex is not None and not match:
                     continue
