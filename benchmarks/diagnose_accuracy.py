@@ -3,12 +3,13 @@
     python3 benchmarks/diagnose_accuracy.py [--show-heldout] [--corpus tests/data/logs]
 
 The corpus (tests/data/logs/labels.yaml) is split into dev/ (signatures were tuned while
-looking at these), fresh/ and round2/ to round142/ (each measured once blind, then tuned on) and
+looking at these), fresh/ and round2/ to round146/ (each measured once blind, then tuned on) and
 the two sets kept aside, heldout/ and unseen/ (only their totals are printed unless asked; the
 `kept aside` row adds them up). tests/data/logs/README.md has the history of every number.
 The layer of an `unknown` is voted partly by labelled examples built from every split but the
 two kept aside (scripts/build_layer_examples.py): on those splits it is not a blind number.
-A log labelled `none` is a healthy run: correct when diagnose finds no failure.
+A log labelled `none` is a healthy run: correct when diagnose finds no failure. From round143 on,
+each label says whether the log itself shows the cause (`evident`); the last two rows add those up.
 `--corpus tests/data/source-messages` measures the messages the source projects emit, each
 rendered as a short log (tests/data/source-messages/README.md).
 """
@@ -26,6 +27,8 @@ import yaml
 from vfix.diagnose import Diagnosis, diagnose_paths
 
 KEPT_ASIDE = ("heldout", "unseen")
+# Rows for the logs whose collector said whether the cause shows in the log (rounds 143 on).
+_EVIDENT = {"yes": "cause in the log", "no": "cause not in the log"}
 DEFAULT_CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "logs"
 
 
@@ -54,16 +57,21 @@ def main(argv: list[str] | None = None) -> int:
         layer, cause = predicted(diagnosis)
         layer_ok = layer == entry["layer"]
         cause_ok = cause == entry["root_cause"]
-        counts = totals[split]
-        counts[0] += 1
-        counts[1] += layer_ok
-        counts[2] += cause_ok
+        groups = [split]
+        if "evident" in entry:  # the collector's word: does the log itself show the cause?
+            groups.append(_EVIDENT[entry["evident"]])
+        for group in groups:
+            counts = totals[group]
+            counts[0] += 1
+            counts[1] += layer_ok
+            counts[2] += cause_ok
         if not cause_ok and (split not in KEPT_ASIDE or args.show_heldout):
             misses.append(f"  {entry['file']}: expected {entry['layer']}/{entry['root_cause']}, "
                           f"got {layer}/{cause}")
 
     aside = [sum(totals[split][i] for split in KEPT_ASIDE if split in totals) for i in range(3)]
-    rows = [*sorted(totals.items(), key=_natural), ("kept aside", aside)]
+    by_evidence = [(group, totals.pop(group)) for group in _EVIDENT.values() if group in totals]
+    rows = [*sorted(totals.items(), key=_natural), ("kept aside", aside), *by_evidence]
     width = max(len(str(split)) for split, _ in rows)
     print(f"{'split':<{width}} {'logs':>5} {'layer':>8} {'root cause':>11}")
     for split, (n, layer_ok, cause_ok) in rows:
