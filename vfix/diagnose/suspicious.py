@@ -38,7 +38,7 @@ KEYWORDS: dict[str, int] = {
     "fatal error": 2,
     "died unexpectedly": 2,
     "crashed during start": 2,  # Ray's raylet: a worker "not registered ... crashed during start"
-    "have not registered within the timeout": 2,  # the raylet's worker still alive but hanging in its start
+    "have not registered within the timeout": 2,  # the raylet: a worker hangs in its start
     "Killed": 1,
     "undefined symbol": 3,
     "cannot open shared object file": 3,
