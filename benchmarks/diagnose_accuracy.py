@@ -50,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
 
     labels = yaml.safe_load((args.corpus / "labels.yaml").read_text())["logs"]
     totals: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # n, layer ok, cause ok
+    by_evidence: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # the same, by `evident`
     misses: list[str] = []
     for entry in labels:
         split = entry["file"].split("/")[0]
@@ -57,11 +58,11 @@ def main(argv: list[str] | None = None) -> int:
         layer, cause = predicted(diagnosis)
         layer_ok = layer == entry["layer"]
         cause_ok = cause == entry["root_cause"]
-        groups = [split]
+        tallies = [totals[split]]
         if "evident" in entry:  # the collector's word: does the log itself show the cause?
-            groups.append(_EVIDENT[entry["evident"] in (True, "yes")])  # YAML reads yes as True
-        for group in groups:
-            counts = totals[group]
+            shown = entry["evident"] in (True, "yes")  # YAML reads an unquoted yes as True
+            tallies.append(by_evidence[_EVIDENT[shown]])
+        for counts in tallies:
             counts[0] += 1
             counts[1] += layer_ok
             counts[2] += cause_ok
@@ -70,8 +71,9 @@ def main(argv: list[str] | None = None) -> int:
                           f"got {layer}/{cause}")
 
     aside = [sum(totals[split][i] for split in KEPT_ASIDE if split in totals) for i in range(3)]
-    by_evidence = [(group, totals.pop(group)) for group in _EVIDENT.values() if group in totals]
-    rows = [*sorted(totals.items(), key=_natural), ("kept aside", aside), *by_evidence]
+    evidence_rows = [(group, by_evidence[group]) for group in _EVIDENT.values()
+                     if group in by_evidence]
+    rows = [*sorted(totals.items(), key=_natural), ("kept aside", aside), *evidence_rows]
     width = max(len(str(split)) for split, _ in rows)
     print(f"{'split':<{width}} {'logs':>5} {'layer':>8} {'root cause':>11}")
     for split, (n, layer_ok, cause_ok) in rows:
