@@ -399,10 +399,10 @@ def _unexplained_before(failing: list[Candidate], candidates: list[Candidate],
 
 
 def _unexplained_consequences(failing: list[Candidate], unexplained_alone: frozenset[str]) -> bool:
-    """Only consequences speak, and one of them proves a failure it cannot explain (a process
-    crashing in native code, a worker that never registered)."""
+    """Only consequences speak, and the first of them proves a failure it cannot explain (a
+    process crashing in native code, a worker that never registered, a worker's relayed error)."""
     return (all(c.kind == "consequence" for c in failing)
-            and any(c.signature in unexplained_alone for c in failing))
+            and failing[0].signature in unexplained_alone)
 
 
 def _died_silently(top: Candidate, lines: suspicious.SuspiciousLines) -> bool:
