@@ -190,6 +190,8 @@ def _rank(signatures: Sequence[Signature], matched: dict[int, Matched],
         if signature.waits and (record.last_line > ended_at - stall.TAIL_LINES
                                 or record.last_line < hung_until):
             kind = "cause"  # the run still waited for it when it ended, or hung after it
+        elif signature.progress:
+            continue  # the wait ended: the run went on past it
         elif not (record.failing or signature.fatal):  # only in INFO/WARNING lines: a note
             kind, confidence = "hint", round(confidence / 2, 2)
         candidates.append(Candidate(

@@ -69,6 +69,9 @@ class Signature(_Strict):
     # The message is repeated while the run waits for something (a Ray placement group): when
     # the log ends on it, the run is stuck there, a failure even at INFO/WARNING level.
     waits: bool = False
+    # The message is progress, not trouble (a launcher's "waiting for the members" line printed
+    # on every start): it counts only when the run ended waiting on it.
+    progress: bool = False
     # The message also follows from a peer that failed first (a connection to a dead rank's
     # closed port is refused): when another cause shows earlier, this is its consequence.
     follows_earlier_cause: bool = False
