@@ -48,7 +48,7 @@ KEYWORDS: dict[str, int] = {
     "sbatch: error:": 3,
     "salloc: error:": 3,
     "Warning  ": 2,  # a Kubernetes event of type Warning, as kubectl describe prints it
-    "Error from server (": 3,  # the Kubernetes API refused a request (kubectl: "Error from server (Forbidden): ...")
+    "Error from server (": 3,  # the Kubernetes API refused a request (kubectl, "(Forbidden)")
     "pthread_create failed": 2,  # no thread could start: a pids/threads limit (OpenBLAS, OpenMP)
     "can't start new thread": 2,  # Python's RuntimeError for the same
     "Max retries exceeded with url": 2,  # urllib3/requests gave up on a server (not up, refused)
