@@ -26,7 +26,7 @@ KEYWORDS: dict[str, int] = {
     "level=fatal": 2,
     '"level":"error"': 2,  # the same in JSON logs (Go's zap and slog, Python's json loggers)
     ' err="': 2,  # klog/logr structured logging: the error a Go component (a k8s controller) hit
-    '] "failed': 2,  # and its quoted message: 'E1204 ... file.go:142] "failed to select target pod"'
+    '] "failed': 2,  # and its quoted message ('E1204 ... x.go:142] "failed to select target pod"')
     "CRITICAL": 2,
     "FATAL": 2,  # glog/TurboMind/TensorRT "[FATAL]", Go "FATAL:"
     "NCCL WARN": 2,
