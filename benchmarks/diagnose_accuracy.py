@@ -3,7 +3,7 @@
     python3 benchmarks/diagnose_accuracy.py [--show-heldout] [--corpus tests/data/logs]
 
 The corpus (tests/data/logs/labels.yaml) is split into dev/ (signatures were tuned while
-looking at these), fresh/ and round2/ to round152/ (each measured once blind, then tuned on) and
+looking at these), fresh/ and round2/ to round154/ (each measured once blind, then tuned on) and
 the two sets kept aside, heldout/ and unseen/ (only their totals are printed unless asked; the
 `kept aside` row adds them up). tests/data/logs/README.md has the history of every number.
 The layer of an `unknown` is voted partly by labelled examples built from every split but the
