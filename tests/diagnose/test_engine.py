@@ -375,6 +375,37 @@ def test_a_crash_after_a_known_cause_follows_from_it() -> None:
     assert diagnose_text(log + _CHILD_CRASHED).root_cause == "gpu_oom"
 
 
+_RELAYED = ("(EngineCore_DP0 pid=9) ERROR 01-01 00:00:09 [core.py:1] RuntimeError: Worker failed "
+            "with error '{error}', please check the stack trace above for the root cause\n")
+
+
+def test_a_relayed_worker_error_nothing_explains_is_unknown() -> None:
+    log = _RELAYED.format(error="mat1 and mat2 shapes cannot be multiplied (1024x2048 and 64x64)")
+    result = diagnose_text(log)
+    assert (result.status, result.root_cause) == (Status.UNKNOWN, "unknown")
+
+
+def test_a_relayed_worker_error_a_signature_explains_is_that_cause() -> None:
+    log = _RELAYED.format(error="CUDA error: an illegal memory access was encountered")
+    assert diagnose_text(log).root_cause == "cuda_kernel_fault"
+
+
+def test_a_launcher_still_waiting_for_its_members_at_the_end_is_stuck_there() -> None:
+    log = "".join(f"[NeMo I 01-01 00:00:0{n}] Initializing distributed: GLOBAL_RANK: 0, "
+                  "MEMBER: 1/4\n" for n in range(3))
+    assert diagnose_text(log).root_cause == "rendezvous_unreachable"
+
+
+def test_a_launcher_that_went_on_past_its_wait_names_no_rendezvous() -> None:
+    log = ("Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/4\n"
+           "All distributed processes registered. Starting with 4 processes\n"
+           + "".join(f"[NeMo I 01-01 00:00:0{n}] building the model, step {n}\n" for n in range(6))
+           + "ValueError: Expected world_size (4) to be greater than/equal to pipeline size (8)\n")
+    result = diagnose_text(log)
+    assert result.root_cause == "gpu_count_insufficient"
+    assert "rendezvous-waiting" not in {c.signature for c in result.candidates}
+
+
 _PG_WAIT = ("INFO 01-01 00:00:{s:02d} [ray_utils.py:1] Waiting for creating a placement group of "
             "specs for {s} seconds. specs=[{{'GPU': 1.0}}, {{'GPU': 1.0}}]. Check `ray status` "
             "to see if you have enough resources.\n")
