@@ -296,6 +296,31 @@ def test_a_tool_saying_it_failed_shows_a_failure(line: str) -> None:
     assert diagnose_text(line + "\n").status is Status.UNKNOWN
 
 
+@pytest.mark.parametrize("line", [
+    # glog/klog at ERROR and FATAL, the message naming no failure word of its own
+    'E1204 23:27:11.882590       1 chat_completions.go:112] "SSRF protection: prefill target '
+    'not in allowlist" logger="proxy server"',
+    "gpu-node-1: F0312 10:15:01.104512 41 main.go:83] invalid MPS configuration: 64 > 48",
+    # Ray's C++ core at ERROR and at FATAL (C)
+    "[2026-12-04 23:27:11,882 E 4127 4127] core_worker.cc:212: Lost the object store",
+    "(raylet) [2026-12-04 23:27:11,882 C 4127 4127] node_manager.cc:9: Check failed: ok",
+    "panic: unsupported capabilities found in 'compute,gpu,utility'",  # Go
+    "docker: Error response from daemon: container 4f2e is not running.",
+    "2026-12-04 23:25:10 [error    ] Connection error loading LoRA adapter 'sql-lora-v2'",
+])
+def test_a_line_logged_at_error_level_shows_a_failure(line: str) -> None:
+    assert diagnose_text(line + "\n").status is Status.UNKNOWN
+
+
+@pytest.mark.parametrize("line", [
+    "I1204 23:27:11.882590       1 main.go:416] No devices found. Waiting indefinitely.",
+    "[2026-12-04 23:27:11,882 I 4127 4127] core_worker.cc:212: E1 cache warmed, F1 score 0.9",
+    "step 10: F1 0.91, E2E latency 1.3 s, 3 E 4 pairs",
+])
+def test_level_letters_elsewhere_in_a_line_are_no_failure(line: str) -> None:
+    assert diagnose_text(line + "\n").status is Status.NO_FAILURE
+
+
 def test_a_python_warning_is_not_a_failure() -> None:
     log = ("/tmp/site/vllm/v1/executor/uniproc_executor.py:73: UserWarning: Failed to get the IP "
            "address, using 0.0.0.0 by default.\n")

@@ -35,6 +35,10 @@ KEYWORDS: dict[str, int] = {
     "core dumped": 3,
     "terminate called": 3,
     "panicked at": 3,  # a Rust panic ("thread 'main' panicked at src/...:34:34:")
+    "panic: ": 3,  # a Go panic ("panic: unsupported capabilities found in ...", then goroutines)
+    "Error response from daemon": 3,  # the Docker daemon refused ("docker: Error response ...")
+    "[error ": 2,  # structlog's console level ("2026-12-04 23:25:10 [error    ] Connection ...")
+    "[error]": 2,  # and nginx's, Apache's
     "Aborted": 2,
     "FAILED": 2,
     "Fatal": 2,
@@ -72,6 +76,13 @@ KEYWORDS: dict[str, int] = {
     "Error\r\n": 1,
     "Exception\r\n": 1,
 }
+# Lines whose only sign of failure is their level letter: glog/klog ("E1204 23:27:11.882590  1
+# main.go:83] ...", F for fatal) and Ray's C++ core ("[2026-12-04 23:27:11,882 E 4127 4127]
+# core_worker.cc:..."; C for fatal). Their keywords only find candidates (a letter and a digit
+# are in many healthy lines): `_SEVERITY_PREFIX` decides, in `_judge`.
+PREFIX_KEYWORDS = ("E0", "E1", "F0", "F1", *(f"{digit} {level} " for digit in range(10)
+                                             for level in "EC"))
+KEYWORDS.update(dict.fromkeys(PREFIX_KEYWORDS, 0))
 # An exception line: "...Error: ", "...Exception: ", or a class of a module named in full
 # ("triton.runtime.errors.OutOfResources: "), as a traceback's last line prints it; or an
 # exception raised without a message (a bare "assert"), its class alone at the end of the line.
@@ -92,6 +103,10 @@ def _level(names: str, initials: str) -> str:
             rf"|(?:^{_HOST_PREFIX}|\]:)\[?[{initials}]\d{{4}} \d\d:\d\d:\d\d"
             rf"|^{_HOST_PREFIX}(?:{names}):[\w.]+:|\[(?:{names})\] ")
 
+
+# A line logged at ERROR or FATAL level by glog/klog or Ray's C++ core (see PREFIX_KEYWORDS).
+_SEVERITY_PREFIX = re.compile(rf"(?:^{_HOST_PREFIX}|\]:)\[?[EF]\d{{4}} \d\d:\d\d:\d\d"
+                              r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} [EC] \d+ \d+\]")
 
 # A line logged at INFO/WARNING/DEBUG level reports, it does not fail: vLLM logs handled
 # tracebacks and predictions ("can cause ...") this way.
@@ -152,7 +167,13 @@ def _judge(line: int, text: str, score: int) -> tuple[int, int, str] | None:
     benign = is_benign(text) and ("NCCL WARN" not in text or _RUN_GOES_ON.search(text))
     if benign or _BACKTRACE_FRAME.match(text) or _PYTHON_WARNING.search(text):
         return None
-    if "=" in text and not _fails_outside_assigned_names(text):
+    # Score 0: the keywords that found the line are not in its text (those that end on the
+    # newline: "Error\n") or only find candidates (PREFIX_KEYWORDS).
+    if score == 0 and not text.endswith(("Error", "Exception")):
+        if not _SEVERITY_PREFIX.search(text[:300]):
+            return None
+        score = 2
+    elif "=" in text and not _fails_outside_assigned_names(text):
         return None
     if _PYDANTIC_HEADER.search(text):
         score = min(score, 2)
