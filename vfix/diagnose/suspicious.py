@@ -63,6 +63,13 @@ KEYWORDS: dict[str, int] = {
     " failed.": 1,  # and its last word ("Task failed.", "Workflow failed.")
     "error: ": 1,  # a CLI or daemon's own error line (Slurm's slurmd, curl, git): weak alone
     ": error:": 2,  # a compiler's diagnostic ("ipsec.c:1325:35: error:"), a driver module build
+    # nccl-tests: "h100-node3: Test CUDA failure common.cu:1111 'out of memory'", then
+    # " .. h100-node3 pid 201187: Test failure common.cu:1454" for each caller
+    "Test CUDA failure": 3,
+    "Test NCCL failure": 3,
+    "Test failure": 2,
+    "| Fail": 2,  # a dcgmi diag result row ("| pcie   | Fail   |", "|   | GPU1: Fail  |")
+    "Unschedulable": 2,  # a scheduler that cannot place a pod or gang (Volcano's event reason)
     "NVRM: Xid": 2,  # any Xid is an error event the driver reports, known to a signature or not
     ": failed to assign [mem": 2,  # the kernel could not map a PCI device's BAR (a GPU it loses)
     "NCCL error": 2,  # an NCCL result its caller reports ("NCCL error in: ...", "NCCL error: ...")
