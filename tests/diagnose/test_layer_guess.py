@@ -90,3 +90,14 @@ def test_a_task_exception_ray_only_wraps_is_not_a_ray_failure() -> None:
     ray_down = [Evidence(1, "ray.exceptions.RaySystemError: System error: the raylet died")]
     assert _layer_by_words(wrapped, wrapped[0]) is None
     assert _layer_by_words(ray_down, ray_down[0]) is Layer.NETWORK
+
+
+def test_torch_compile_s_own_machinery_reads_as_other() -> None:
+    # a stale compile cache names a "version" in passing: not a versions failure
+    stale = [Evidence(1, "torch._dynamo.exc.BackendCompilerFailed: backend='?' raised:"),
+             Evidence(2, "torch._inductor.exc.InductorError: RuntimeError: cache entry written "
+                         "by version 2.9 is unreadable")]
+    assert _layer_by_words(stale, stale[1]) is Layer.OTHER
+    # a node's limit a compile hit is still the node's
+    too_big = [Evidence(1, "torch._inductor.exc.InductorError: OSError: [Errno 27] File too large")]
+    assert _layer_by_words(too_big, too_big[0]) is Layer.RESOURCES
