@@ -313,6 +313,18 @@ def test_a_line_logged_at_error_level_shows_a_failure(line: str) -> None:
 
 
 @pytest.mark.parametrize("line", [
+    " .. gpu-c07 pid 120344: Test failure common.cu:1454",  # nccl-tests
+    "| pcie                      | Fail                                           |",  # dcgmi diag
+    "  Normal  Unschedulable  2s (x88 over 7m)  volcano  resource in cluster is overused",
+    "  Normal  EvictedDueToPodsReadyTimeout  1s  kueue-workload-controller  Exceeded the PodsReady "
+    "timeout team-llm/vllm-0",
+    "  Normal  Preempted  6s  kueue-admission  Preempted to accommodate a workload (UID: 5a0f)",
+])
+def test_a_tool_s_own_failure_form_shows_a_failure(line: str) -> None:
+    assert diagnose_text(line + "\n").status is Status.UNKNOWN
+
+
+@pytest.mark.parametrize("line", [
     "I1204 23:27:11.882590       1 main.go:416] No devices found. Waiting indefinitely.",
     "[2026-12-04 23:27:11,882 I 4127 4127] core_worker.cc:212: E1 cache warmed, F1 score 0.9",
     "step 10: F1 0.91, E2E latency 1.3 s, 3 E 4 pairs",

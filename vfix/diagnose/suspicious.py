@@ -70,6 +70,10 @@ KEYWORDS: dict[str, int] = {
     "Test failure": 2,
     "| Fail": 2,  # a dcgmi diag result row ("| pcie   | Fail   |", "|   | GPU1: Fail  |")
     "Unschedulable": 2,  # a scheduler that cannot place a pod or gang (Volcano's event reason)
+    # Kueue stopping a workload it had admitted: "EvictedDueToPodsReadyTimeout",
+    # "EvictedDueToNodeFailures", "Preempted to accommodate a workload ..." (Normal events)
+    "EvictedDueTo": 2,
+    "Preempted to accommodate": 2,
     "NVRM: Xid": 2,  # any Xid is an error event the driver reports, known to a signature or not
     ": failed to assign [mem": 2,  # the kernel could not map a PCI device's BAR (a GPU it loses)
     "NCCL error": 2,  # an NCCL result its caller reports ("NCCL error in: ...", "NCCL error: ...")
