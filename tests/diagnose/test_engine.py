@@ -319,6 +319,10 @@ def test_a_line_logged_at_error_level_shows_a_failure(line: str) -> None:
     "  Normal  EvictedDueToPodsReadyTimeout  1s  kueue-workload-controller  Exceeded the PodsReady "
     "timeout team-llm/vllm-0",
     "  Normal  Preempted  6s  kueue-admission  Preempted to accommodate a workload (UID: 5a0f)",
+    "Dec 05 00:47:31 gpu-05 systemd[1]: nvidia-persistenced.service: Failed with result 'signal'",
+    "     Active: failed (Result: exit-code) since Sat 2026-12-05 00:41:08 UTC; 12s ago",
+    "\t **Fail** The settings returned by ibstatus indicate a problem.",  # Azure's health checks
+    "[2026-11-18 12:41:18] Child process unexpectedly failed with exitcode=256. pid=8",  # SGLang
 ])
 def test_a_tool_s_own_failure_form_shows_a_failure(line: str) -> None:
     assert diagnose_text(line + "\n").status is Status.UNKNOWN
@@ -868,3 +872,16 @@ def test_nccl_s_unhandled_cuda_error_defers_to_the_cuda_error_it_wraps() -> None
     assert diagnose_text(_UNHANDLED_CUDA).root_cause == "nccl_internal_error"  # nothing else said
     fault = "host:1:2 [0] proxy.cc:1044 NCCL WARN Cuda failure 'unspecified launch failure'\n"
     assert diagnose_text(fault + _UNHANDLED_CUDA).root_cause == "cuda_kernel_fault"
+
+
+def test_a_network_plugin_s_warn_before_a_dead_worker_is_the_unknown_cause() -> None:
+    # a NET plugin's own error no signature knows, then the worker that aborted on it
+    warn = ("node-0:1733:1733 [0] tcpdirect_plugin/common.cc:90 NCCL WARN NET/FasTrak: frobnicator "
+            "refused the handshake\n")
+    died = ("ERROR 12-04 20:41:13 [worker_base.py:620] Error executing method 'init_device'.\n"
+            "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing.\n")
+    result = diagnose_text(warn + died)
+    assert (result.status, result.root_cause) == (Status.UNKNOWN, "unknown")
+    assert result.layer == "communication" and "NCCL WARN" in result.suspicious[0].text
+    # the dead worker alone is still its consequence's answer
+    assert diagnose_text(died).root_cause == "nccl_timeout_rank_died"

@@ -389,15 +389,15 @@ def _summary_causes(accumulator: nccl.NcclAccumulator) -> list[Candidate]:
 
 def _unexplained_before(failing: list[Candidate], candidates: list[Candidate],
                         lines: suspicious.SuspiciousLines) -> bool:
-    """Only consequences (a dead peer, ChildFailedError, a watchdog) speak, and an exception
-    no candidate cites came before all of them: that exception is the cause, and unknown."""
+    """Only consequences (a dead peer, ChildFailedError, a watchdog) speak, and an exception or
+    an NCCL WARN (a network plugin's own error, say) that no candidate cites came before all of
+    them: that line is the cause, and unknown."""
     if any(c.kind != "consequence" for c in failing):
         return False
-    first = lines.first_exception()
-    if first is None:
-        return False
     cited = {e.line for c in candidates for e in c.evidence}
-    return first.line not in cited and first.line < min(c.evidence[0].line for c in failing)
+    earliest = min(c.evidence[0].line for c in failing)
+    return any(first is not None and first.line not in cited and first.line < earliest
+               for first in (lines.first_exception(), lines.first_with("NCCL WARN")))
 
 
 def _unexplained_consequences(failing: list[Candidate], unexplained_alone: frozenset[str]) -> bool:

@@ -44,6 +44,7 @@ KEYWORDS: dict[str, int] = {
     "Fatal": 2,
     "fatal error": 2,
     "died unexpectedly": 2,
+    "unexpectedly failed with exitcode": 2,  # SGLang: "Child process unexpectedly failed with ..."
     "crashed during start": 2,  # Ray's raylet: a worker "not registered ... crashed during start"
     "have not registered within the timeout": 2,  # the raylet: a worker hangs in its start
     "Killed": 1,
@@ -69,6 +70,13 @@ KEYWORDS: dict[str, int] = {
     "Test NCCL failure": 3,
     "Test failure": 2,
     "| Fail": 2,  # a dcgmi diag result row ("| pcie   | Fail   |", "|   | GPU1: Fail  |")
+    "**Fail**": 2,  # Azure's HPC health checks ("**Fail** The settings returned by ibstatus ...")
+    "Fail: ": 2,  # and their summary line ("Fail: Error when detecting GPUs, NVMEs, and NICs.")
+    # a systemd unit that failed ("Active: failed (Result: exit-code)", "code=exited,
+    # status=1/FAILURE", "nvidia-persistenced.service: Failed with result 'exit-code'.")
+    "Active: failed": 2,
+    "/FAILURE": 2,
+    "Failed with result": 2,
     "Unschedulable": 2,  # a scheduler that cannot place a pod or gang (Volcano's event reason)
     # Kueue stopping a workload it had admitted: "EvictedDueToPodsReadyTimeout",
     # "EvictedDueToNodeFailures", "Preempted to accommodate a workload ..." (Normal events)
@@ -267,6 +275,10 @@ class SuspiciousLines:
         """The earliest exception/crash line."""
         strong = [item for item in self._all() if item[0] >= 3]
         return _evidence(strong[0]) if strong else None
+
+    def first_with(self, marker: str) -> Evidence | None:
+        """The earliest failing line holding `marker` ("NCCL WARN")."""
+        return next((_evidence(item) for item in self._all() if marker in item[2]), None)
 
     def top(self) -> tuple[Evidence, ...]:
         ranked = sorted(self._all(), key=lambda item: (-item[0], item[1]))[:_SHOW]
