@@ -101,3 +101,9 @@ def test_torch_compile_s_own_machinery_reads_as_other() -> None:
     # a node's limit a compile hit is still the node's
     too_big = [Evidence(1, "torch._inductor.exc.InductorError: OSError: [Errno 27] File too large")]
     assert _layer_by_words(too_big, too_big[0]) is Layer.RESOURCES
+
+
+def test_a_quantization_format_the_engine_cannot_load_reads_as_other() -> None:
+    failing = [Evidence(1, "ValueError: Unsupported GGUF quantization type 35 in layer "
+                           "QKVParallelLinear(in_features=5120, tp_size=4)")]
+    assert _layer_by_words(failing, failing[0]) is Layer.OTHER
