@@ -105,5 +105,5 @@ def test_torch_compile_s_own_machinery_reads_as_other() -> None:
 
 def test_a_quantization_format_the_engine_cannot_load_reads_as_other() -> None:
     failing = [Evidence(1, "ValueError: Unsupported GGUF quantization type 35 in layer "
-                           "QKVParallelLinear(in_features=5120, tp_size=4)")]
+                           "model.layers.0.self_attn.qkv_proj")]
     assert _layer_by_words(failing, failing[0]) is Layer.OTHER
