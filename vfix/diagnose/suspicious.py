@@ -84,6 +84,7 @@ KEYWORDS: dict[str, int] = {
     "Preempted to accommodate": 2,
     "NVRM: Xid": 2,  # any Xid is an error event the driver reports, known to a signature or not
     ": failed to assign [mem": 2,  # the kernel could not map a PCI device's BAR (a GPU it loses)
+    "]: can't assign; no space": 2,  # and newer kernels' ("BAR 1 [mem size ...]: can't assign")
     "NCCL error": 2,  # an NCCL result its caller reports ("NCCL error in: ...", "NCCL error: ...")
     # NVSHMEM's error returns ("transport.cpp:420: non-zero status: 7 connect EPS failed") and
     # mpirun's ranks that "exited with non-zero status"
