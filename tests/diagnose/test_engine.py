@@ -332,6 +332,8 @@ def test_a_tool_s_own_failure_form_shows_a_failure(line: str) -> None:
     "I1204 23:27:11.882590       1 main.go:416] No devices found. Waiting indefinitely.",
     "[2026-12-04 23:27:11,882 I 4127 4127] core_worker.cc:212: E1 cache warmed, F1 score 0.9",
     "step 10: F1 0.91, E2E latency 1.3 s, 3 E 4 pairs",
+    "Unschedulable:      false",  # kubectl describe node
+    "tests: Pass: 12 Fail: 0",
 ])
 def test_level_letters_elsewhere_in_a_line_are_no_failure(line: str) -> None:
     assert diagnose_text(line + "\n").status is Status.NO_FAILURE

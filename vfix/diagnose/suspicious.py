@@ -71,13 +71,15 @@ KEYWORDS: dict[str, int] = {
     "Test failure": 2,
     "| Fail": 2,  # a dcgmi diag result row ("| pcie   | Fail   |", "|   | GPU1: Fail  |")
     "**Fail**": 2,  # Azure's HPC health checks ("**Fail** The settings returned by ibstatus ...")
-    "Fail: ": 2,  # and their summary line ("Fail: Error when detecting GPUs, NVMEs, and NICs.")
+    "Fail: Error": 2,  # and their summary ("Fail: Error when detecting GPUs, NVMEs, and NICs.")
     # a systemd unit that failed ("Active: failed (Result: exit-code)", "code=exited,
     # status=1/FAILURE", "nvidia-persistenced.service: Failed with result 'exit-code'.")
     "Active: failed": 2,
     "/FAILURE": 2,
     "Failed with result": 2,
-    "Unschedulable": 2,  # a scheduler that cannot place a pod or gang (Volcano's event reason)
+    # a scheduler that cannot place a pod or gang (Volcano's event, Normal by type; not a node's
+    # "Unschedulable:  false")
+    "Normal  Unschedulable": 2,
     # Kueue stopping a workload it had admitted: "EvictedDueToPodsReadyTimeout",
     # "EvictedDueToNodeFailures", "Preempted to accommodate a workload ..." (Normal events)
     "EvictedDueTo": 2,
