@@ -124,12 +124,14 @@ def random_log(seed: int, keywords: list[str], lines: int) -> bytes:
 KEYWORDS = [f"kw{n:02d}x" for n in range(23)] + ["ERROR", "NCCL WARN", "WARN Error"]
 
 
+@pytest.mark.parametrize("group", [64, 5])  # 5: the keywords as written in several automata
 @pytest.mark.parametrize("few", [False, True])
 @pytest.mark.parametrize("locator", [0, 1])
 @pytest.mark.parametrize("folded", [0, 12])
 def test_locator_finds_every_line_that_holds_a_keyword(monkeypatch: pytest.MonkeyPatch,
                                                        folded: int, locator: int,
-                                                       few: bool) -> None:
+                                                       few: bool, group: int) -> None:
+    monkeypatch.setattr(Locator, "PACKED_LIMIT", group)
     monkeypatch.setattr(scanner, "CHUNK_BYTES", 4096)  # many spans, searched ahead in turn
     monkeypatch.setattr(scanner.Span, "WINDOW", 100)  # `few`: searched in many stretches
     data = random_log(1, KEYWORDS, 3000)

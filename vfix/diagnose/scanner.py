@@ -94,26 +94,34 @@ class Keywords:
 
 
 class Locator:
-    """Finds *which lines* hold a keyword (not every keyword in them): one leftmost-first
-    DFA for the keywords matched as written and one for the folded ones, run on the
-    lower-cased text; their matches are merged. (Groups of a few dozen keywords with SIMD
-    prefilters were as fast run alone, slower run beside the Python loop: each of their
-    calls takes the GIL back.) Keyword ids in the matches are not meaningful:
-    `Scanner.describe` tells those."""
+    """Finds *which lines* hold a keyword (not every keyword in them): leftmost-first DFAs for
+    the keywords matched as written and one for the folded ones, run on the lower-cased text;
+    their matches are merged. The keywords matched as written go in groups of at most
+    `PACKED_LIMIT`: each group's automaton then keeps its SIMD prefilter (aho-corasick's
+    packed searcher holds 64 patterns; one automaton of more has none), and two groups of the
+    94 failure keywords scan a serving log about 1.9x faster than one automaton of them. The
+    folded ones, over a thousand, stay one DFA: groups of a few dozen keywords with SIMD
+    prefilters were as fast run alone, slower run beside the Python loop (each of their calls
+    takes the GIL back). Keyword ids in the matches are not meaningful: `Scanner.describe`
+    tells those."""
 
-    def __init__(self, exact: BytesAhoCorasick | None,
+    PACKED_LIMIT = 64
+
+    def __init__(self, exact: Sequence[BytesAhoCorasick],
                  folded: BytesAhoCorasick | None = None) -> None:
-        self._exact, self._folded = exact, folded
+        self._exact, self._folded = tuple(exact), folded
         self.folded = folded is not None
 
     @classmethod
     def for_keywords(cls, keywords: Sequence[str], folded: Sequence[str] = ()) -> Locator:
-        return cls(cls._automaton(keywords), cls._automaton([k.lower() for k in folded]))
+        unique = list(dict.fromkeys(keywords))
+        groups = [unique[start : start + cls.PACKED_LIMIT]
+                  for start in range(0, len(unique), cls.PACKED_LIMIT)]
+        return cls([cls._automaton(group) for group in groups],
+                   cls._automaton([k.lower() for k in folded]) if folded else None)
 
     @staticmethod
-    def _automaton(keywords: Sequence[str]) -> BytesAhoCorasick | None:
-        if not keywords:
-            return None
+    def _automaton(keywords: Sequence[str]) -> BytesAhoCorasick:
         return BytesAhoCorasick(list(dict.fromkeys(k.encode() for k in keywords)),
                                 implementation=Implementation.DFA,
                                 matchkind=MatchKind.LeftmostFirst)
@@ -123,14 +131,14 @@ class Locator:
         """(keyword, start, end) of matches, ordered by start; at least one in each line
         holding a keyword (a match never reaches past its line's newline). `lowered`: `data`
         lower-cased, for the folded keywords."""
-        exact = self._exact.find_matches_as_indexes(data) if self._exact else []
-        if self._folded is None:
-            return exact
-        folded = self._folded.find_matches_as_indexes(data if lowered is None else lowered)
-        if not exact:
-            return folded
-        matches = exact + folded
-        matches.sort(key=_START)  # merges two sorted runs: fast
+        runs = [automaton.find_matches_as_indexes(data) for automaton in self._exact]
+        if self._folded is not None:
+            runs.append(self._folded.find_matches_as_indexes(data if lowered is None else lowered))
+        runs = [run for run in runs if run]
+        if len(runs) == 1:
+            return runs[0]
+        matches = [match for run in runs for match in run]
+        matches.sort(key=_START)  # merges sorted runs: fast
         return matches
 
     def find_in(self, buf: bytes, start: int, end: int,
