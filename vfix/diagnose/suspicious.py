@@ -105,6 +105,8 @@ KEYWORDS: dict[str, int] = {
 PREFIX_KEYWORDS = ("E0", "E1", "F0", "F1", *(f"{digit} {level} " for digit in range(10)
                                              for level in "EC"))
 KEYWORDS.update(dict.fromkeys(PREFIX_KEYWORDS, 0))
+# What the keywords that end on the newline leave in a cleaned line ("Error", "Exception").
+_ENDS_ON_NEWLINE = tuple(dict.fromkeys(k.rstrip("\r\n") for k in KEYWORDS if k.endswith("\n")))
 # An exception line: "...Error: ", "...Exception: ", or a class of a module named in full
 # ("triton.runtime.errors.OutOfResources: "), as a traceback's last line prints it; or an
 # exception raised without a message (a bare "assert"), its class alone at the end of the line.
@@ -191,7 +193,7 @@ def _judge(line: int, text: str, score: int) -> tuple[int, int, str] | None:
         return None
     # Score 0: the keywords that found the line are not in its text (those that end on the
     # newline: "Error\n") or only find candidates (PREFIX_KEYWORDS).
-    if score == 0 and not text.endswith(("Error", "Exception")):
+    if score == 0 and not text.endswith(_ENDS_ON_NEWLINE):
         if not _SEVERITY_PREFIX.search(text[:300]):
             return None
         score = 2

@@ -34,7 +34,9 @@ class KeywordRole:
     keyword: str
     folded: bool  # matched in any letter case
     consumers: list[Consumer] = field(default_factory=list)  # signature patterns to try
-    suspicious_score: int = 0  # how strongly the keyword shows a failure (0: not at all)
+    # how strongly the keyword shows a failure (0: not at all, or only a candidate that
+    # suspicious._judge confirms: a level letter, a keyword ending on the newline)
+    suspicious_score: int = 0
     feeds_nccl: bool = False  # an NCCL line to summarise
     marks_event: bool = False  # a shutdown or start-up event
     names_rendezvous: bool = False  # may name a rendezvous address
