@@ -885,5 +885,6 @@ def test_a_network_plugin_s_warn_before_a_dead_worker_is_the_unknown_cause() -> 
     result = diagnose_text(warn + died)
     assert (result.status, result.root_cause) == (Status.UNKNOWN, "unknown")
     assert result.layer == "communication" and "NCCL WARN" in result.suspicious[0].text
+    assert result.first_failure is not None and result.first_failure.line == 1  # not the death
     # the dead worker alone is still its consequence's answer
     assert diagnose_text(died).root_cause == "nccl_timeout_rank_died"

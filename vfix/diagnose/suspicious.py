@@ -268,8 +268,10 @@ class SuspiciousLines:
         return any(item[0] >= 3 for item in self._all())
 
     def first_failure(self) -> Evidence | None:
-        """The earliest exception/crash line, else the earliest suspicious line."""
-        return self.first_exception() or self.earliest()
+        """The earlier of the first exception/crash line and the first NCCL WARN (a plugin's own
+        error before the worker that aborted on it), else the earliest suspicious line."""
+        began = [e for e in (self.first_exception(), self.first_with("NCCL WARN")) if e]
+        return min(began, key=lambda evidence: evidence.line) if began else self.earliest()
 
     def earliest(self) -> Evidence | None:
         """The earliest failing line, an exception or not (the lines are kept in order)."""
