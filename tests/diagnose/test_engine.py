@@ -323,6 +323,8 @@ def test_a_line_logged_at_error_level_shows_a_failure(line: str) -> None:
     "     Active: failed (Result: exit-code) since Sat 2026-12-05 00:41:08 UTC; 12s ago",
     "\t **Fail** The settings returned by ibstatus indicate a problem.",  # Azure's health checks
     "[2026-11-18 12:41:18] Child process unexpectedly failed with exitcode=256. pid=8",  # SGLang
+    " Couldn't create IB resources",  # a C tool's line that begins with its failure (perftest)
+    "gpu-node-1:  Unable to init the socket connection",
 ])
 def test_a_tool_s_own_failure_form_shows_a_failure(line: str) -> None:
     assert diagnose_text(line + "\n").status is Status.UNKNOWN
@@ -337,6 +339,12 @@ def test_a_tool_s_own_failure_form_shows_a_failure(line: str) -> None:
 ])
 def test_level_letters_elsewhere_in_a_line_are_no_failure(line: str) -> None:
     assert diagnose_text(line + "\n").status is Status.NO_FAILURE
+
+
+def test_a_tool_s_failure_words_quoted_in_a_line_s_middle_are_no_failure() -> None:
+    # a client printing the server's 400 answer to a bad request, in a healthy run
+    log = '[client] POST /v1/completions -> 400: {"error":{"message":"Unable to get tokenizer"}}\n'
+    assert diagnose_text(log).status is Status.NO_FAILURE
 
 
 def test_a_python_warning_is_not_a_failure() -> None:

@@ -61,6 +61,11 @@ KEYWORDS: dict[str, int] = {
     "can't start new thread": 2,  # Python's RuntimeError for the same
     "Max retries exceeded with url": 2,  # urllib3/requests gave up on a server (not up, refused)
     "Failed to ": 1,  # a tool saying it failed ("Failed to provision in fleet ..."): weak alone
+    # and C tools' wording of it at the start of a line (perftest's " Couldn't create IB
+    # resources", " Unable to init the socket connection"); in a line's middle it is often a
+    # message quoted by a healthy run (a client's 400): `_TOOL_FAILURE` decides, in `_judge`
+    "Couldn't ": 0,
+    "Unable to ": 0,
     " failed.": 1,  # and its last word ("Task failed.", "Workflow failed.")
     "error: ": 1,  # a CLI or daemon's own error line (Slurm's slurmd, curl, git): weak alone
     ": error:": 2,  # a compiler's diagnostic ("ipsec.c:1325:35: error:"), a driver module build
@@ -132,6 +137,9 @@ def _level(names: str, initials: str) -> str:
 _SEVERITY_PREFIX = re.compile(rf"(?:^{_HOST_PREFIX}|\]:)\[?[EF]\d{{4}} \d\d:\d\d:\d\d"
                               r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} [EC] \d+ \d+\]")
 
+# A command-line tool's own failure line: it begins with its failure ("Couldn't register MR").
+_TOOL_FAILURE = re.compile(rf"^\s*{_HOST_PREFIX}\s*(?:Couldn't|Unable to) ")
+
 # A line logged at INFO/WARNING/DEBUG level reports, it does not fail: vLLM logs handled
 # tracebacks and predictions ("can cause ...") this way.
 _BENIGN_LEVEL = re.compile(_level("INFO|WARNING|DEBUG", "IWD") + r"|\bNCCL INFO\b")
@@ -192,11 +200,14 @@ def _judge(line: int, text: str, score: int) -> tuple[int, int, str] | None:
     if benign or _BACKTRACE_FRAME.match(text) or _PYTHON_WARNING.search(text):
         return None
     # Score 0: the keywords that found the line are not in its text (those that end on the
-    # newline: "Error\n") or only find candidates (PREFIX_KEYWORDS).
+    # newline: "Error\n") or only find candidates (PREFIX_KEYWORDS, a tool's "Couldn't ").
     if score == 0 and not text.endswith(_ENDS_ON_NEWLINE):
-        if not _SEVERITY_PREFIX.search(text[:300]):
+        if _SEVERITY_PREFIX.search(text[:300]):
+            score = 2
+        elif _TOOL_FAILURE.match(text):
+            score = 1
+        else:
             return None
-        score = 2
     elif "=" in text and not _fails_outside_assigned_names(text):
         return None
     if _PYDANTIC_HEADER.search(text):
