@@ -345,6 +345,9 @@ def test_a_tool_s_failure_words_quoted_in_a_line_s_middle_are_no_failure() -> No
     # a client printing the server's 400 answer to a bad request, in a healthy run
     log = '[client] POST /v1/completions -> 400: {"error":{"message":"Unable to get tokenizer"}}\n'
     assert diagnose_text(log).status is Status.NO_FAILURE
+    # and a tool that only warns before it goes on
+    assert diagnose_text("WARNING: Unable to find libnuma, using no NUMA binding\n").status \
+        is Status.NO_FAILURE
 
 
 def test_a_python_warning_is_not_a_failure() -> None:

@@ -137,8 +137,10 @@ def _level(names: str, initials: str) -> str:
 _SEVERITY_PREFIX = re.compile(rf"(?:^{_HOST_PREFIX}|\]:)\[?[EF]\d{{4}} \d\d:\d\d:\d\d"
                               r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} [EC] \d+ \d+\]")
 
-# A command-line tool's own failure line: it begins with its failure ("Couldn't register MR").
-_TOOL_FAILURE = re.compile(rf"^\s*{_HOST_PREFIX}\s*(?:Couldn't|Unable to) ")
+# A command-line tool's own failure line: it begins with its failure ("Couldn't register MR"),
+# after a host name but not after a level that only warns ("WARNING: Unable to ...").
+_TOOL_FAILURE = re.compile(rf"^\s*(?!(?i:warn|warning|info|debug|note)\b){_HOST_PREFIX}\s*"
+                           r"(?:Couldn't|Unable to) ")
 
 # A line logged at INFO/WARNING/DEBUG level reports, it does not fail: vLLM logs handled
 # tracebacks and predictions ("can cause ...") this way.
