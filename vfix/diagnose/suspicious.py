@@ -39,6 +39,9 @@ KEYWORDS: dict[str, int] = {
     "Error response from daemon": 3,  # the Docker daemon refused ("docker: Error response ...")
     "[error ": 2,  # structlog's console level ("2026-12-04 23:25:10 [error    ] Connection ...")
     "[error]": 2,  # and nginx's, Apache's
+    "] [E] ": 2,  # TensorRT(-LLM)'s logger at ERROR and FATAL ("[TRT-LLM] [RANK 2] [E] Hang ...")
+    "] [F] ": 2,
+    "MPI_ABORT was invoked": 2,  # Open MPI's help box for a rank that called MPI_Abort
     "Aborted": 2,
     "FAILED": 2,
     "Fatal": 2,
