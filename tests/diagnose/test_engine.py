@@ -325,6 +325,8 @@ def test_a_line_logged_at_error_level_shows_a_failure(line: str) -> None:
     "[2026-11-18 12:41:18] Child process unexpectedly failed with exitcode=256. pid=8",  # SGLang
     " Couldn't create IB resources",  # a C tool's line that begins with its failure (perftest)
     "gpu-node-1:  Unable to init the socket connection",
+    "2026-12-04T22:07:18Z [fabric-check] ib_write_bw exited with status 1",  # a non-zero exit
+    "Exit code:    3",
 ])
 def test_a_tool_s_own_failure_form_shows_a_failure(line: str) -> None:
     assert diagnose_text(line + "\n").status is Status.UNKNOWN
@@ -336,6 +338,7 @@ def test_a_tool_s_own_failure_form_shows_a_failure(line: str) -> None:
     "step 10: F1 0.91, E2E latency 1.3 s, 3 E 4 pairs",
     "Unschedulable:      false",  # kubectl describe node
     "tests: Pass: 12 Fail: 0",
+    "worker 3 exited with code 0",  # a clean exit
 ])
 def test_level_letters_elsewhere_in_a_line_are_no_failure(line: str) -> None:
     assert diagnose_text(line + "\n").status is Status.NO_FAILURE

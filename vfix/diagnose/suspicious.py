@@ -69,6 +69,14 @@ KEYWORDS: dict[str, int] = {
     # message quoted by a healthy run (a client's 400): `_TOOL_FAILURE` decides, in `_judge`
     "Couldn't ": 0,
     "Unable to ": 0,
+    # a process that ended with a status other than 0 ("exit status 1", "exited with code 137",
+    # "Exit code:    1"): `_NONZERO_EXIT` decides
+    "exit status": 0,
+    "exit code": 0,
+    "exited with": 0,
+    "Exit status": 0,
+    "Exit code": 0,
+    "Exited with": 0,
     " failed.": 1,  # and its last word ("Task failed.", "Workflow failed.")
     "error: ": 1,  # a CLI or daemon's own error line (Slurm's slurmd, curl, git): weak alone
     ": error:": 2,  # a compiler's diagnostic ("ipsec.c:1325:35: error:"), a driver module build
@@ -145,6 +153,10 @@ _SEVERITY_PREFIX = re.compile(rf"(?:^{_HOST_PREFIX}|\]:)\[?[EF]\d{{4}} \d\d:\d\d
 _TOOL_FAILURE = re.compile(rf"^\s*(?!(?i:warn|warning|info|debug|note)\b){_HOST_PREFIX}\s*"
                            r"(?:Couldn't|Unable to) ")
 
+# A process that ended with a status other than 0.
+_NONZERO_EXIT = re.compile(r"(?i)\bexit(?:ed)?(?: with)?(?: exit)? (?:code|status)"
+                           r"\W{0,6}(?!0\b)\d+")
+
 # A line logged at INFO/WARNING/DEBUG level reports, it does not fail: vLLM logs handled
 # tracebacks and predictions ("can cause ...") this way.
 _BENIGN_LEVEL = re.compile(_level("INFO|WARNING|DEBUG", "IWD") + r"|\bNCCL INFO\b")
@@ -209,7 +221,7 @@ def _judge(line: int, text: str, score: int) -> tuple[int, int, str] | None:
     if score == 0 and not text.endswith(_ENDS_ON_NEWLINE):
         if _SEVERITY_PREFIX.search(text[:300]):
             score = 2
-        elif _TOOL_FAILURE.match(text):
+        elif _TOOL_FAILURE.match(text) or _NONZERO_EXIT.search(text):
             score = 1
         else:
             return None
