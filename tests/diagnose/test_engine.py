@@ -131,7 +131,7 @@ def test_unknown_failure_lists_the_most_suspicious_lines() -> None:
      "partitioning"),
     ("RuntimeError: GPU 3 reported a PCIe replay storm, the frobnicator gave up", "visibility"),
     ("srun: error: Node failure on gpu-node-04", "network"),
-    ("resume.py ERROR: Quota 'C2_CPUS' exceeded. Limit: 300.0 in region europe-west4.",
+    ("frob.py ERROR: Quota for frob units exceeded. Limit: 300.0 in region europe-west4.",
      "resources"),
     ("RuntimeError: the frobnicator found too little device memory for its tables",
      "resources"),
