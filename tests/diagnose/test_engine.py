@@ -700,9 +700,15 @@ def test_an_exception_raised_without_a_message_is_a_failing_line() -> None:
         assert result.first_failure is not None and result.first_failure.line == 4
 
 
-def test_threads_that_cannot_start_are_a_resources_failure() -> None:
+def test_threads_that_cannot_start_are_the_process_limit() -> None:
     log = ("OpenBLAS blas_thread_init: pthread_create failed for thread 6 of 16: "
            "Resource temporarily unavailable\n")
+    result = diagnose_text(log)
+    assert (result.status, result.root_cause) == (Status.CAUSE_FOUND, "pids_limit_too_low")
+
+
+def test_a_thread_that_fails_to_start_for_another_reason_is_still_a_resources_failure() -> None:
+    log = "OpenBLAS blas_thread_init: pthread_create failed for thread 6 of 16: Operation not permitted\n"
     result = diagnose_text(log)
     assert (result.status, result.layer) == (Status.UNKNOWN, "resources")
 

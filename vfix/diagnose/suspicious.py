@@ -31,6 +31,9 @@ KEYWORDS: dict[str, int] = {
     "FATAL": 2,  # glog/TurboMind/TensorRT "[FATAL]", Go "FATAL:"
     "NCCL WARN": 2,
     "Segmentation fault": 3,
+    "BUG: soft lockup": 3,  # the kernel's watchdogs: a CPU stuck in the kernel, a task stuck in I/O
+    "blocked for more than": 2,  # "INFO: task python3:3120 blocked for more than 122 seconds."
+    "CrashLoopBackOff": 2,  # a container Kubernetes keeps restarting because it keeps failing
     "*** Process received signal ***": 3,  # OpenMPI / glibc backtrace handler: a crash
     "core dumped": 3,
     "terminate called": 3,
