@@ -708,7 +708,8 @@ def test_threads_that_cannot_start_are_the_process_limit() -> None:
 
 
 def test_a_thread_that_fails_to_start_for_another_reason_is_still_a_resources_failure() -> None:
-    log = "OpenBLAS blas_thread_init: pthread_create failed for thread 6 of 16: Operation not permitted\n"
+    log = ("OpenBLAS blas_thread_init: pthread_create failed for thread 6 of 16: "
+           "Operation not permitted\n")
     result = diagnose_text(log)
     assert (result.status, result.layer) == (Status.UNKNOWN, "resources")
 
