@@ -34,6 +34,14 @@ KEYWORDS: dict[str, int] = {
     "BUG: soft lockup": 3,  # the kernel's watchdogs: a CPU stuck in the kernel, a task stuck in I/O
     "blocked for more than": 2,  # "INFO: task python3:3120 blocked for more than 122 seconds."
     "CrashLoopBackOff": 2,  # a container Kubernetes keeps restarting because it keeps failing
+    # the host's network in the kernel's words: a bond that lost its links or its LACP partner,
+    # tables that overflowed and drop packets
+    "link status definitely down": 2,
+    "without any active interface": 2,
+    "No 802.3ad response": 2,
+    "table full, dropping packet": 2,
+    "neighbor table overflow": 2,
+    "martian source": 1,
     "*** Process received signal ***": 3,  # OpenMPI / glibc backtrace handler: a crash
     "core dumped": 3,
     "terminate called": 3,
