@@ -189,7 +189,10 @@ _PYDANTIC_HEADER = re.compile(r"ValidationError: \d+ validation errors? for ")
 # NCCL_SOCKET_NTHREADS is greater than the maximum allowed, setting to 16"): notes, not failures.
 _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|Metrics will not be exported"
-                          r"|NCCL WARN .*maximum allowed, setting")
+                          r"|NCCL WARN .*maximum allowed, setting"
+                          # AER: the link corrected it in hardware; a storm of them is a link to
+                          # look at, one is not a failure
+                          r"|PCIe Bus Error: severity=Corrected")
 
 # A command echoed after a shell prompt ("$ NCCL_DEBUG=INFO torchrun ...", "# node 1: $ vllm
 # serve ..."): what was run, not what failed.
