@@ -188,7 +188,7 @@ _PYDANTIC_HEADER = re.compile(r"ValidationError: \d+ validation errors? for ")
 # agent. Metrics will not be exported."), NCCL clamping a setting ("NCCL WARN NET/Socket :
 # NCCL_SOCKET_NTHREADS is greater than the maximum allowed, setting to 16"): notes, not failures.
 _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
-                          r"|Metrics will not be exported"
+                          r"|Metrics will not be exported|Export metrics to agent failed"
                           r"|NCCL WARN .*maximum allowed, setting"
                           # AER: the link corrected it in hardware; a storm of them is a link to
                           # look at, one is not a failure
