@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Z184 capture run: torch-only faults made on purpose on the one-H200 node (one batch call, < 270 s).
 # Plain torch 2.11 (torchrun, mp.spawn, env:// per node as srun does), NCCL and Gloo. "Nodes" are network + UTS +
-# mount namespaces joined by a veth (netz.py, from zze; the node has no `ip` tool).
+# mount namespaces joined by a veth (../zze/netz.py; the node has no `ip` tool).
 # Call (from the repo root): timeout -k 10 300 bash tests/data/logs/h200-capture/zzf/run_z184.sh 2>&1 | tee $OUT/run_z184.out
 set -u
 set -m
@@ -108,11 +108,11 @@ j_restart() { local name=h200-torchrun-nccl-max-restarts-2-data-manifest-late-re
 j_lost() { local name=h200-2nodes-torchrun-nccl-node1-lost-mid-run-node0-console A0=10.93.0.1 B0=10.93.0.2 NA NB
   hosts2 $Z/hosts-lost $A0 $B0
   mkns gpu-node-0 $Z/hosts-lost; NA=$NODE; mkns gpu-node-1 $Z/hosts-lost; NB=$NODE
-  python3 $D/netz.py veth $NA $A0 eth1 $NB $B0 eth1 > /dev/null
+  python3 $D/../zze/netz.py veth $NA $A0 eth1 $NB $B0 eth1 > /dev/null
   local C="$TR --nnodes 2 --nproc_per_node 1 --master_addr $A0 --master_port 29500"
   local E="NCCL_SOCKET_IFNAME=eth1 NCCL_DEBUG=INFO PG_TIMEOUT_S=30 STEPS=5000 STEP_SLEEP=0.02 PRINT_EVERY=20"
   ( for i in $(seq 100); do grep -q "step 60/" $L/$name.log 2>/dev/null && break; sleep 1; done
-    python3 $D/netz.py down $NB eth1 > /dev/null; kill -9 $(nsprocs $NB) 2>/dev/null
+    python3 $D/../zze/netz.py down $NB eth1 > /dev/null; kill -9 $(nsprocs $NB) 2>/dev/null
     echo "   node 1 lost at t+$((SECONDS - T0))s (eth1 down, its processes SIGKILLed)" ) &
   LOG1=$A/$name.node1.txt pair $name 110 60 $NA $NB "$E NCCL_HOSTID=gpu-node-0" "$E NCCL_HOSTID=gpu-node-1" \
     "$C --node_rank 0 $JB/train_steps.py" "$C --node_rank 1 $JB/train_steps.py"
@@ -123,7 +123,7 @@ j_gloo() { local A0=10.94.0.1 B0=10.94.0.2 NA NB
   printf '127.0.0.1\tlocalhost\n127.0.1.1\tgpu-node-0\n\n::1\tip6-localhost ip6-loopback\nff02::1\tip6-allnodes\nff02::2\tip6-allrouters\n' > $Z/hosts-g0
   printf '127.0.0.1\tlocalhost\n127.0.1.1\tgpu-node-1\n\n::1\tip6-localhost ip6-loopback\nff02::1\tip6-allnodes\nff02::2\tip6-allrouters\n' > $Z/hosts-g1
   mkns gpu-node-0 $Z/hosts-g0; NA=$NODE; mkns gpu-node-1 $Z/hosts-g1; NB=$NODE
-  python3 $D/netz.py veth $NA $A0 eth1 $NB $B0 eth1 > /dev/null
+  python3 $D/../zze/netz.py veth $NA $A0 eth1 $NB $B0 eth1 > /dev/null
   local C="$TR --nnodes 2 --nproc_per_node 1 --master_addr $A0 --master_port 29500"
   local E="NCCL_SOCKET_IFNAME=eth1 DIST_BACKEND=cuda:nccl,cpu:gloo PG_TIMEOUT_S=30"
   pair h200-2nodes-torchrun-nccl-gloo-etc-hosts-127.0.1.1-no-gloo-socket-ifname 100 15 $NA $NB \
@@ -134,7 +134,7 @@ j_gloo() { local A0=10.94.0.1 B0=10.94.0.2 NA NB
 j_hosts() { local A0=10.95.0.1 B0=10.95.0.2 NA NB
   hosts2 $Z/hosts-h0 $A0 $B0; hosts2 $Z/hosts-h1 10.95.0.21 $B0
   mkns gpu-node-0 $Z/hosts-h0; NA=$NODE; mkns gpu-node-1 $Z/hosts-h1; NB=$NODE
-  python3 $D/netz.py veth $NA $A0 eth1 $NB $B0 eth1 > /dev/null
+  python3 $D/../zze/netz.py veth $NA $A0 eth1 $NB $B0 eth1 > /dev/null
   local E="NCCL_SOCKET_IFNAME=eth1 MASTER_ADDR=gpu-node-0 MASTER_PORT=29500 WORLD_SIZE=2 LOCAL_RANK=0 PG_TIMEOUT_S=40"
   pair h200-2nodes-torch-nccl-node1-stale-etc-hosts-master-hostname 90 20 $NA $NB \
     "$E RANK=0 NCCL_HOSTID=gpu-node-0" "$E RANK=1 NCCL_HOSTID=gpu-node-1" \
@@ -145,7 +145,7 @@ j_hosts() { local A0=10.95.0.1 B0=10.95.0.2 NA NB
 j_ok2() { local A0=10.96.0.1 B0=10.96.0.2 NA NB
   hosts2 $Z/hosts-ok $A0 $B0
   mkns gpu-node-0 $Z/hosts-ok; NA=$NODE; mkns gpu-node-1 $Z/hosts-ok; NB=$NODE
-  python3 $D/netz.py veth $NA $A0 eth1 $NB $B0 eth1 > /dev/null
+  python3 $D/../zze/netz.py veth $NA $A0 eth1 $NB $B0 eth1 > /dev/null
   local E="NCCL_SOCKET_IFNAME=eth1 NCCL_DEBUG=INFO NCCL_IB_HCA=mlx5_0,mlx5_1 NCCL_ASYNC_ERROR_HANDLING=1 LD_PRELOAD=/usr/local/lib/libjemalloc.so.2 MASTER_ADDR=gpu-node-0 MASTER_PORT=29500 WORLD_SIZE=2 LOCAL_RANK=0 PG_TIMEOUT_S=120 STEPS=40"
   local W='for i in $(seq 40); do python3 -c "import socket; socket.create_connection((\"gpu-node-0\", 29500), 2)" 2>/dev/null && break; echo "wait-for-master: gpu-node-0:29500 not reachable yet (attempt $i/40), retrying in 2s"; sleep 2; done; '
   DELAY0=20 pair h200-2nodes-torch-nccl-info-node0-late-ld-preload-missing-jemalloc-ok 120 30 $NA $NB \
