@@ -151,6 +151,24 @@ def _level(names: str, initials: str) -> str:
             rf"|^{_HOST_PREFIX}(?:{names}):[\w.]+:|\[(?:{names})\] ")
 
 
+class _Level:
+    """Whether a line is logged at one of these levels (`_level`, and `extra` alternatives
+    that hold one of the names). The regex's alternatives leave `re` no literal to look for
+    (~4 us a line); a substring test every match needs rules out most lines first (~1 us)."""
+
+    def __init__(self, names: str, initials: str, extra: str = "") -> None:
+        self._names = names.split("|")
+        self._glog_start = re.compile(rf"{_HOST_PREFIX}\[?[{initials}]\d{{4}} ")
+        self._regex = re.compile(_level(names, initials) + extra)
+
+    def matches(self, text: str) -> bool:
+        head = text[:300]
+        if "]:" in head or any(name in head for name in self._names) \
+                or self._glog_start.match(head):
+            return self._regex.search(head) is not None
+        return False
+
+
 # A line logged at ERROR or FATAL level by glog/klog or Ray's C++ core (see PREFIX_KEYWORDS).
 _SEVERITY_PREFIX = re.compile(rf"(?:^{_HOST_PREFIX}|\]:)\[?[EF]\d{{4}} \d\d:\d\d:\d\d"
                               r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} [EC] \d+ \d+\]")
@@ -166,9 +184,9 @@ _NONZERO_EXIT = re.compile(r"(?i)\bexit(?:ed)?(?: with)?(?: exit)? (?:code|statu
 
 # A line logged at INFO/WARNING/DEBUG level reports, it does not fail: vLLM logs handled
 # tracebacks and predictions ("can cause ...") this way.
-_BENIGN_LEVEL = re.compile(_level("INFO|WARNING|DEBUG", "IWD") + r"|\bNCCL INFO\b")
+_BENIGN_LEVEL = _Level("INFO|WARNING|DEBUG", "IWD", r"|\bNCCL INFO\b")
 # WARNING level only: vLLM's warnings predict ("This can cause ...") rather than report.
-_WARNING_LEVEL = re.compile(_level("WARNING", "W"))
+_WARNING_LEVEL = _Level("WARNING", "W")
 
 # c10's "frame #3: c10d::TCPStore::check(...) + 0x273 (... libtorch_cpu.so)": a warning prints
 # these too ("Exception raised from ... (most recent call first):" under a [W] line).
@@ -209,13 +227,13 @@ _SHOW = 8
 
 
 def is_warning_level(text: str) -> bool:
-    return _WARNING_LEVEL.search(text[:300]) is not None
+    return _WARNING_LEVEL.matches(text)
 
 
 def is_benign(text: str) -> bool:
     """Whether the line only reports: logged at INFO/WARNING/DEBUG, an error the run goes on
     without, or a command echoed after a shell prompt."""
-    return (_BENIGN_LEVEL.search(text[:300]) is not None
+    return (_BENIGN_LEVEL.matches(text)
             or _RUN_GOES_ON.search(text) is not None
             or _COMMAND_ECHO.match(text) is not None)
 
