@@ -35,6 +35,7 @@ KEYWORDS: dict[str, int] = {
     "FATAL": 2,  # glog/TurboMind/TensorRT "[FATAL]", Go "FATAL:"
     "NCCL WARN": 2,
     "Segmentation fault": 3,
+    "Kernel panic - not syncing": 3,  # the kernel stopped (a machine check, a hard lockup)
     "BUG: soft lockup": 3,  # the kernel's watchdogs: a CPU stuck in the kernel, a task stuck in I/O
     "blocked for more than": 2,  # "INFO: task python3:3120 blocked for more than 122 seconds."
     "CrashLoopBackOff": 2,  # a container Kubernetes keeps restarting because it keeps failing
