@@ -401,6 +401,26 @@ def test_an_unknown_exception_before_the_consequences_is_the_unknown_cause() -> 
     assert result.candidates[0].kind == "consequence"  # still listed, not the answer
 
 
+def test_a_terminate_line_is_explained_by_the_what_line_under_it() -> None:
+    log = ("terminate called after throwing an instance of 'c10::AcceleratorError'\n"
+           "  what():  CUDA error: an illegal memory access was encountered\n"
+           "Fatal Python error: Aborted\n")
+    assert diagnose_text(log).root_cause == "cuda_kernel_fault"
+    unexplained = log.replace("  what():  CUDA error: an illegal memory access was encountered",
+                              "  what():  frobnicator refused the batch")
+    assert diagnose_text(unexplained).status is Status.UNKNOWN
+
+
+def test_a_ray_actor_that_died_with_no_reason_shown_is_unknown() -> None:
+    log = ("ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing.\n"
+           "The actor is dead because its worker process has died. Worker exit type: "
+           "SYSTEM_ERROR\n")
+    result = diagnose_text(log)
+    assert (result.status, result.root_cause) == (Status.UNKNOWN, "unknown")
+    killed = log + "[12.3] Out of memory: Killed process 88412 (ray::RolloutWorker)\n"
+    assert diagnose_text(killed).root_cause == "host_oom_killed"
+
+
 def test_consequences_alone_still_answer() -> None:
     log = ("[rank1]:[E ProcessGroupNCCL.cpp:1] [Rank 1] Watchdog caught collective operation "
            "timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE) ran for 600123 milliseconds before "
@@ -907,5 +927,5 @@ def test_a_network_plugin_s_warn_before_a_dead_worker_is_the_unknown_cause() -> 
     assert (result.status, result.root_cause) == (Status.UNKNOWN, "unknown")
     assert result.layer == "communication" and "NCCL WARN" in result.suspicious[0].text
     assert result.first_failure is not None and result.first_failure.line == 1  # not the death
-    # the dead worker alone is still its consequence's answer
-    assert diagnose_text(died).root_cause == "nccl_timeout_rank_died"
+    # the dead actor alone proves a failure it cannot explain
+    assert diagnose_text(died).status is Status.UNKNOWN

@@ -26,7 +26,7 @@ from vfix.diagnose import (
     world_size,
 )
 from vfix.diagnose.layer_guess import guess_layer
-from vfix.diagnose.model import Candidate, Diagnosis, FixStep, NcclSummary, Status
+from vfix.diagnose.model import Candidate, Diagnosis, Evidence, FixStep, NcclSummary, Status
 from vfix.diagnose.scanner import Keywords, Locator, Scanner, Span
 from vfix.diagnose.signatures import Pattern, Signature, load_signatures
 from vfix.diagnose.tally import KeywordRole, Matched, Tally, Verdicts
@@ -396,8 +396,17 @@ def _unexplained_before(failing: list[Candidate], candidates: list[Candidate],
         return False
     cited = {e.line for c in candidates for e in c.evidence}
     earliest = min(c.evidence[0].line for c in failing)
-    return any(first is not None and first.line not in cited and first.line < earliest
+    return any(first is not None and first.line < earliest and not _explained(first, cited)
                for first in (lines.first_exception(), lines.first_with("NCCL WARN")))
+
+
+# The C++ runtime's "terminate called after throwing an instance of 'c10::Error'" names only the
+# exception's type: its message is the next line ("  what():  CUDA error: ...").
+_TYPE_ONLY = "terminate called after throwing an instance of"
+
+
+def _explained(line: Evidence, cited: set[int]) -> bool:
+    return line.line in cited or (_TYPE_ONLY in line.text and line.line + 1 in cited)
 
 
 def _unexplained_consequences(failing: list[Candidate], unexplained_alone: frozenset[str]) -> bool:

@@ -205,6 +205,8 @@ _PYDANTIC_HEADER = re.compile(r"ValidationError: \d+ validation errors? for ")
 _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|Metrics will not be exported|Export metrics to agent failed"
                           r"|NCCL WARN .*maximum allowed, setting"
+                          # huggingface_hub's http_backoff, before it retries the request
+                          r"|' thrown while requesting (?:GET|HEAD|POST) "
                           # AER: the link corrected it in hardware; a storm of them is a link to
                           # look at, one is not a failure
                           r"|PCIe Bus Error: severity=Corrected")
