@@ -207,6 +207,8 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|NCCL WARN .*maximum allowed, setting"
                           # huggingface_hub's http_backoff, before it retries the request
                           r"|' thrown while requesting (?:GET|HEAD|POST) "
+                          # Open MPI skipping an optional component it cannot load (hcoll, ucc)
+                          r"|mca_base_component_repository_open: unable to open "
                           # AER: the link corrected it in hardware; a storm of them is a link to
                           # look at, one is not a failure
                           r"|PCIe Bus Error: severity=Corrected")
