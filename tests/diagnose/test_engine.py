@@ -421,6 +421,19 @@ def test_a_ray_actor_that_died_with_no_reason_shown_is_unknown() -> None:
     assert diagnose_text(killed).root_cause == "host_oom_killed"
 
 
+def test_a_driver_line_that_reports_a_failure_is_one_and_its_other_lines_are_not() -> None:
+    loaded = "[6.1] NVRM: loading NVIDIA UNIX Open Kernel Module for aarch64  580.95.05\n"
+    assert diagnose_text(loaded).status is Status.NO_FAILURE
+    failed = loaded + "[18.2] NVRM: GPU memory zone movable auto onlining failed!\n"
+    result = diagnose_text(failed)
+    assert result.status is Status.UNKNOWN and result.suspicious[0].line == 2
+
+
+def test_a_kernel_panic_is_a_failure() -> None:
+    log = "[51903.1] Kernel panic - not syncing: Hard LOCKUP\n"
+    assert diagnose_text(log).status is Status.UNKNOWN
+
+
 def test_consequences_alone_still_answer() -> None:
     log = ("[rank1]:[E ProcessGroupNCCL.cpp:1] [Rank 1] Watchdog caught collective operation "
            "timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE) ran for 600123 milliseconds before "

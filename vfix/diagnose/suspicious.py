@@ -129,6 +129,7 @@ KEYWORDS: dict[str, int] = {
 PREFIX_KEYWORDS = ("E0", "E1", "F0", "F1", *(f"{digit} {level} " for digit in range(10)
                                              for level in "EC"))
 KEYWORDS.update(dict.fromkeys(PREFIX_KEYWORDS, 0))
+KEYWORDS["NVRM: "] = 0  # the NVIDIA driver's kernel lines: `_DRIVER_FAILURE` decides, in `_judge`
 # What the keywords that end on the newline leave in a cleaned line ("Error", "Exception").
 _ENDS_ON_NEWLINE = tuple(dict.fromkeys(k.rstrip("\r\n") for k in KEYWORDS if k.endswith("\n")))
 # An exception line: "...Error: ", "...Exception: ", or a class of a module named in full
@@ -178,6 +179,10 @@ _SEVERITY_PREFIX = re.compile(rf"(?:^{_HOST_PREFIX}|\]:)\[?[EF]\d{{4}} \d\d:\d\d
 # after a host name but not after a level that only warns ("WARNING: Unable to ...").
 _TOOL_FAILURE = re.compile(rf"^\s*(?!(?i:warn|warning|info|debug|note)\b){_HOST_PREFIX}\s*"
                            r"(?:Couldn't|Unable to) ")
+
+# The NVIDIA kernel driver reporting an operation that failed ("NVRM: GPU memory zone movable auto
+# onlining failed!"); most of its lines only report what it loaded and found.
+_DRIVER_FAILURE = re.compile(r"\bNVRM: .*\b(?:failed|failure|[Ee]rror)\b")
 
 # A process that ended with a status other than 0.
 _NONZERO_EXIT = re.compile(r"(?i)\bexit(?:ed)?(?: with)?(?: exit)? (?:code|status)"
@@ -250,11 +255,12 @@ def _judge(line: int, text: str, score: int) -> tuple[int, int, str] | None:
     if benign or _BACKTRACE_FRAME.match(text) or _PYTHON_WARNING.search(text):
         return None
     # Score 0: the keywords that found the line are not in its text (those that end on the
-    # newline: "Error\n") or only find candidates (PREFIX_KEYWORDS, a tool's "Couldn't ").
+    # newline: "Error\n") or only find candidates (PREFIX_KEYWORDS, NVRM's, a tool's "Couldn't ").
     if score == 0 and not text.endswith(_ENDS_ON_NEWLINE):
         if _SEVERITY_PREFIX.search(text[:300]):
             score = 2
-        elif _TOOL_FAILURE.match(text) or _NONZERO_EXIT.search(text):
+        elif (_TOOL_FAILURE.match(text) or _NONZERO_EXIT.search(text)
+              or _DRIVER_FAILURE.search(text)):
             score = 1
         else:
             return None
