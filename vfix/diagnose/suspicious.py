@@ -46,7 +46,12 @@ KEYWORDS: dict[str, int] = {
     "panic: ": 3,  # a Go panic ("panic: unsupported capabilities found in ...", then goroutines)
     "Error response from daemon": 3,  # the Docker daemon refused ("docker: Error response ...")
     "[error ": 2,  # structlog's console level ("2026-12-04 23:25:10 [error    ] Connection ...")
-    "[error]": 2,  # and nginx's, Apache's
+    "[error]": 2,  # and nginx's, Apache's (and their levels above it)
+    "[crit]": 2,
+    "[alert]": 2,
+    "[emerg]": 2,
+    "upstream connect error or disconnect/reset before headers": 2,  # Envoy's reply body
+    "upstream_reset_before_response_started": 2,  # and its access log's response details
     "] [E] ": 2,  # TensorRT(-LLM)'s logger at ERROR and FATAL ("[TRT-LLM] [RANK 2] [E] Hang ...")
     "] [F] ": 2,
     "MPI_ABORT was invoked": 2,  # Open MPI's help box for a rank that called MPI_Abort
