@@ -50,6 +50,7 @@ KEYWORDS: dict[str, int] = {
     "[crit]": 2,
     "[alert]": 2,
     "[emerg]": 2,
+    "-E- ": 2,  # NVIDIA's NIC tools (mstflint, mlxconfig, flint): "-E- PSID mismatch. ..."
     "upstream connect error or disconnect/reset before headers": 2,  # Envoy's reply body
     "upstream_reset_before_response_started": 2,  # and its access log's response details
     "] [E] ": 2,  # TensorRT(-LLM)'s logger at ERROR and FATAL ("[TRT-LLM] [RANK 2] [E] Hang ...")
