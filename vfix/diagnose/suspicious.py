@@ -50,6 +50,8 @@ KEYWORDS: dict[str, int] = {
     "[crit]": 2,
     "[alert]": 2,
     "[emerg]": 2,
+    '"Critical"': 2,  # Redfish/BMC JSON: "Severity": "Critical", "Health": "Critical"
+    "\tCritical\t": 2,  # and as redfishtool and iDRAC print their logs' columns
     "-E- ": 2,  # NVIDIA's NIC tools (mstflint, mlxconfig, flint): "-E- PSID mismatch. ..."
     "upstream connect error or disconnect/reset before headers": 2,  # Envoy's reply body
     "upstream_reset_before_response_started": 2,  # and its access log's response details
@@ -220,6 +222,8 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|' thrown while requesting (?:GET|HEAD|POST) "
                           # Open MPI skipping an optional component it cannot load (hcoll, ucc)
                           r"|mca_base_component_repository_open: unable to open "
+                          # slurmstepd falling back to /tmp for a TMPDIR it could not create
+                          r"|Unable to create TMPDIR \[|Setting TMPDIR to /tmp"
                           # AER: the link corrected it in hardware; a storm of them is a link to
                           # look at, one is not a failure
                           r"|PCIe Bus Error: severity=Corrected")
