@@ -52,6 +52,7 @@ KEYWORDS: dict[str, int] = {
     "[emerg]": 2,
     '"Critical"': 2,  # Redfish/BMC JSON: "Severity": "Critical", "Health": "Critical"
     "\tCritical\t": 2,  # and as redfishtool and iDRAC print their logs' columns
+    "CMake Error": 2,  # a source build's configure step ("CMake Error at CMakeLists.txt:1 (...)")
     "-E- ": 2,  # NVIDIA's NIC tools (mstflint, mlxconfig, flint): "-E- PSID mismatch. ..."
     "upstream connect error or disconnect/reset before headers": 2,  # Envoy's reply body
     "upstream_reset_before_response_started": 2,  # and its access log's response details
