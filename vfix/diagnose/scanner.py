@@ -106,6 +106,7 @@ class Locator:
     tells those."""
 
     PACKED_LIMIT = 64
+    SHORT_KEYWORD = 5  # bytes
 
     def __init__(self, exact: Sequence[BytesAhoCorasick],
                  folded: BytesAhoCorasick | None = None) -> None:
@@ -115,8 +116,13 @@ class Locator:
     @classmethod
     def for_keywords(cls, keywords: Sequence[str], folded: Sequence[str] = ()) -> Locator:
         unique = list(dict.fromkeys(keywords))
-        groups = [unique[start : start + cls.PACKED_LIMIT]
-                  for start in range(0, len(unique), cls.PACKED_LIMIT)]
+        # Short keywords ("E0", "1 E ") go in groups of their own: beside long ones they make the
+        # packed searcher check a candidate at most positions (the failure keywords scanned a
+        # serving log at 490 MB/s mixed, 1600 MB/s apart).
+        short = [k for k in unique if len(k) < cls.SHORT_KEYWORD]
+        long = [k for k in unique if len(k) >= cls.SHORT_KEYWORD]
+        groups = [part[start : start + cls.PACKED_LIMIT]
+                  for part in (long, short) for start in range(0, len(part), cls.PACKED_LIMIT)]
         return cls([cls._automaton(group) for group in groups],
                    cls._automaton([k.lower() for k in folded]) if folded else None)
 
