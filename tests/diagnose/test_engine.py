@@ -434,6 +434,14 @@ def test_a_kernel_panic_is_a_failure() -> None:
     assert diagnose_text(log).status is Status.UNKNOWN
 
 
+def test_a_kernel_segfault_report_and_a_c_assert_are_failures() -> None:
+    segfault = ("[182.0] nvidia-containe[5657]: segfault at 0 ip 000070190de67398 sp 00007ffc29492650 "
+                "error 4 in libnvidia-container.so.1.17.7[a398,70190de61000+15000]\n")
+    asserted = "python3: Allocation.cpp:47: getCvtOrder: Assertion `!(srcMma && dstMma)' failed.\n"
+    for log in (segfault, asserted):
+        assert diagnose_text(log).status is Status.UNKNOWN
+
+
 def test_consequences_alone_still_answer() -> None:
     log = ("[rank1]:[E ProcessGroupNCCL.cpp:1] [Rank 1] Watchdog caught collective operation "
            "timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE) ran for 600123 milliseconds before "

@@ -35,6 +35,8 @@ KEYWORDS: dict[str, int] = {
     "FATAL": 2,  # glog/TurboMind/TensorRT "[FATAL]", Go "FATAL:"
     "NCCL WARN": 2,
     "Segmentation fault": 3,
+    "segfault at ": 3,  # the kernel's report of a process it killed ("nvidia-containe[5657]: segfault at 0 ip ...")
+    "Assertion `": 3,  # C assert() (glibc: "prog: file.c:47: func: Assertion `x' failed.")
     "Kernel panic - not syncing": 3,  # the kernel stopped (a machine check, a hard lockup)
     "BUG: soft lockup": 3,  # the kernel's watchdogs: a CPU stuck in the kernel, a task stuck in I/O
     "blocked for more than": 2,  # "INFO: task python3:3120 blocked for more than 122 seconds."
