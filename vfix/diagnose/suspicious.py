@@ -71,6 +71,8 @@ KEYWORDS: dict[str, int] = {
     "have not registered within the timeout": 2,  # the raylet: a worker hangs in its start
     "Killed": 1,
     "undefined symbol": 3,
+    "Exec format error": 3,  # a binary for another CPU architecture ("/bin/sh: Exec format error")
+    "exec format error": 3,  # and Go's wording ("exec /usr/bin/python3: exec format error")
     "cannot open shared object file": 3,
     # Slurm's own failure lines: "srun: error: Unable to allocate resources: ..."
     "srun: error:": 3,
