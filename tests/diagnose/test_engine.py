@@ -434,6 +434,16 @@ def test_a_kernel_panic_is_a_failure() -> None:
     assert diagnose_text(log).status is Status.UNKNOWN
 
 
+def test_an_insufficient_driver_after_a_missing_libcuda_is_the_missing_driver() -> None:
+    insufficient = ("host: Test CUDA failure util.cu:553 'CUDA driver version is insufficient for "
+                    "CUDA runtime version'\n")
+    assert diagnose_text(insufficient).root_cause == "cuda_driver_too_old"
+    missing = ("The library attempted to open the following supporting CUDA libraries,\n"
+               "libcuda.so.1: cannot open shared object file: No such file or directory\n"
+               + "# nccl-tests version 2.17.6\n" * 6 + insufficient)
+    assert diagnose_text(missing).root_cause == "nvidia_driver_missing"
+
+
 def test_a_kernel_segfault_report_and_a_c_assert_are_failures() -> None:
     segfault = ("[182.0] nvidia-containe[5657]: segfault at 0 ip 000070190de67398 sp 00007ffc29492650 "
                 "error 4 in libnvidia-container.so.1.17.7[a398,70190de61000+15000]\n")

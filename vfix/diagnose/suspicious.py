@@ -61,6 +61,15 @@ KEYWORDS: dict[str, int] = {
     "] [E] ": 2,  # TensorRT(-LLM)'s logger at ERROR and FATAL ("[TRT-LLM] [RANK 2] [E] Hang ...")
     "] [F] ": 2,
     "MPI_ABORT was invoked": 2,  # Open MPI's help box for a rank that called MPI_Abort
+    # Open MPI, PRRTE and MPICH's Hydra refusing or failing a launch (their help boxes carry no level)
+    "failed for some reason; your parallel process is": 2,  # "It looks like opal_init failed for some reason; ..."
+    "has detected an attempt to run as root": 2,
+    "was unable to find the specified executable": 2,
+    "was unable to launch the specified application": 2,
+    "FORCE-TERMINATE AT": 2,
+    "execvp error on file": 3,
+    "): unrecognized argument": 2,
+    "BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES": 2,
     "Aborted": 2,
     "FAILED": 2,
     "Fatal": 2,
