@@ -434,6 +434,16 @@ def test_a_kernel_panic_is_a_failure() -> None:
     assert diagnose_text(log).status is Status.UNKNOWN
 
 
+def test_a_cli_warning_that_retries_is_no_failure() -> None:
+    log = ("Collecting torch==2.14.0\n"
+           "WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) "
+           "after connection broken by 'ReadTimeoutError(\"HTTPSConnectionPool(host='pypi.org', "
+           "port=443): Read timed out.\")': /simple/torch/\n"
+           "Successfully installed torch-2.14.0\n")
+    assert diagnose_text(log).status is Status.NO_FAILURE
+    assert diagnose_text(log.replace("WARNING: ", "")).status is Status.UNKNOWN
+
+
 def test_an_insufficient_driver_after_a_missing_libcuda_is_the_missing_driver() -> None:
     insufficient = ("host: Test CUDA failure util.cu:553 'CUDA driver version is insufficient for "
                     "CUDA runtime version'\n")

@@ -212,7 +212,9 @@ _NONZERO_EXIT = re.compile(r"(?i)\bexit(?:ed)?(?: with)?(?: exit)? (?:code|statu
 
 # A line logged at INFO/WARNING/DEBUG level reports, it does not fail: vLLM logs handled
 # tracebacks and predictions ("can cause ...") this way.
-_BENIGN_LEVEL = _Level("INFO|WARNING|DEBUG", "IWD", r"|\bNCCL INFO\b")
+_BENIGN_LEVEL = _Level("INFO|WARNING|DEBUG", "IWD",
+                       # and a CLI's own level word at the line's start (pip: "WARNING: Retrying ...")
+                       rf"|\bNCCL INFO\b|^{_HOST_PREFIX}(?:INFO|WARNING|DEBUG): ")
 # WARNING level only: vLLM's warnings predict ("This can cause ...") rather than report.
 _WARNING_LEVEL = _Level("WARNING", "W")
 
