@@ -434,6 +434,13 @@ def test_a_kernel_panic_is_a_failure() -> None:
     assert diagnose_text(log).status is Status.UNKNOWN
 
 
+def test_an_nccl_setting_it_ignores_or_replaces_is_no_failure() -> None:
+    for warned in ("NCCL_WORK_FIFO_BYTES=3000000 is being ignored because it is not a power of 2.",
+                   "NCCL_NET_MERGE_POLICY: unknown value 'rails', defaulting to ALL"):
+        log = f"h200-c021:50148:50148 [0] init.cc:621 NCCL WARN {warned}\n"
+        assert diagnose_text(log).status is Status.NO_FAILURE
+
+
 def test_a_cli_warning_that_retries_is_no_failure() -> None:
     log = ("Collecting torch==2.14.0\n"
            "WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) "

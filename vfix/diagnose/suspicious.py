@@ -233,7 +233,7 @@ _PYDANTIC_HEADER = re.compile(r"ValidationError: \d+ validation errors? for ")
 # NCCL_SOCKET_NTHREADS is greater than the maximum allowed, setting to 16"): notes, not failures.
 _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|Metrics will not be exported|Export metrics to agent failed"
-                          r"|NCCL WARN .*maximum allowed, setting"
+                          r"|NCCL WARN .*(?:maximum allowed, setting|is being ignored|, defaulting to )"
                           # huggingface_hub's http_backoff, before it retries the request
                           r"|' thrown while requesting (?:GET|HEAD|POST) "
                           # Open MPI skipping an optional component it cannot load (hcoll, ucc)
