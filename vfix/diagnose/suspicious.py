@@ -84,6 +84,10 @@ KEYWORDS: dict[str, int] = {
     "exec format error": 3,  # and Go's wording ("exec /usr/bin/python3: exec format error")
     "cannot open shared object file": 3,
     # Slurm's own failure lines: "srun: error: Unable to allocate resources: ..."
+    "=>> PBS: job killed:": 3,  # OpenPBS's MoM ended the job ("walltime 14437 exceeded limit 14400", "vmem ...")
+    "job.exception": 2,  # Flux's exception events ("type=timeout ... resource allocation expired", "node failure on ...")
+    "lost communication with": 2,  # PBS's MoM lost a sister node of the job
+    "shepherd died from signal": 2,  # HPE PALS: a node's process shepherd was killed
     "srun: error:": 3,
     "slurmstepd: error:": 3,
     "sbatch: error:": 3,
