@@ -443,7 +443,7 @@ def test_an_nccl_setting_it_ignores_or_replaces_is_no_failure() -> None:
 
 def test_a_cli_warning_that_retries_is_no_failure() -> None:
     log = ("Collecting torch==2.14.0\n"
-           "WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) "
+           "WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None)) "
            "after connection broken by 'ReadTimeoutError(\"HTTPSConnectionPool(host='pypi.org', "
            "port=443): Read timed out.\")': /simple/torch/\n"
            "Successfully installed torch-2.14.0\n")
@@ -462,8 +462,8 @@ def test_an_insufficient_driver_after_a_missing_libcuda_is_the_missing_driver() 
 
 
 def test_a_kernel_segfault_report_and_a_c_assert_are_failures() -> None:
-    segfault = ("[182.0] nvidia-containe[5657]: segfault at 0 ip 000070190de67398 sp 00007ffc29492650 "
-                "error 4 in libnvidia-container.so.1.17.7[a398,70190de61000+15000]\n")
+    segfault = ("[182.0] nvidia-containe[5657]: segfault at 0 ip 000070190de67398 "
+                "sp 00007ffc29492650 error 4 in libnvidia-container.so.1.17.7[a398,70190de61000]\n")
     asserted = "python3: Allocation.cpp:47: getCvtOrder: Assertion `!(srcMma && dstMma)' failed.\n"
     for log in (segfault, asserted):
         assert diagnose_text(log).status is Status.UNKNOWN

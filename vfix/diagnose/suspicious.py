@@ -35,7 +35,7 @@ KEYWORDS: dict[str, int] = {
     "FATAL": 2,  # glog/TurboMind/TensorRT "[FATAL]", Go "FATAL:"
     "NCCL WARN": 2,
     "Segmentation fault": 3,
-    "segfault at ": 3,  # the kernel's report of a process it killed ("nvidia-containe[5657]: segfault at 0 ip ...")
+    "segfault at ": 3,  # the kernel's report of a crash ("nvidia-containe[5657]: segfault at 0 ip")
     "Assertion `": 3,  # C assert() (glibc: "prog: file.c:47: func: Assertion `x' failed.")
     "Kernel panic - not syncing": 3,  # the kernel stopped (a machine check, a hard lockup)
     "BUG: soft lockup": 3,  # the kernel's watchdogs: a CPU stuck in the kernel, a task stuck in I/O
@@ -61,8 +61,9 @@ KEYWORDS: dict[str, int] = {
     "] [E] ": 2,  # TensorRT(-LLM)'s logger at ERROR and FATAL ("[TRT-LLM] [RANK 2] [E] Hang ...")
     "] [F] ": 2,
     "MPI_ABORT was invoked": 2,  # Open MPI's help box for a rank that called MPI_Abort
-    # Open MPI, PRRTE and MPICH's Hydra refusing or failing a launch (their help boxes carry no level)
-    "failed for some reason; your parallel process is": 2,  # "It looks like opal_init failed for some reason; ..."
+    # Open MPI, PRRTE and MPICH's Hydra refusing or failing a launch (their help boxes carry no
+    # level): "It looks like opal_init failed for some reason; your parallel process is ..."
+    "failed for some reason; your parallel process is": 2,
     "has detected an attempt to run as root": 2,
     "was unable to find the specified executable": 2,
     "was unable to launch the specified application": 2,
@@ -84,8 +85,8 @@ KEYWORDS: dict[str, int] = {
     "exec format error": 3,  # and Go's wording ("exec /usr/bin/python3: exec format error")
     "cannot open shared object file": 3,
     # Slurm's own failure lines: "srun: error: Unable to allocate resources: ..."
-    "=>> PBS: job killed:": 3,  # OpenPBS's MoM ended the job ("walltime 14437 exceeded limit 14400", "vmem ...")
-    "job.exception": 2,  # Flux's exception events ("type=timeout ... resource allocation expired", "node failure on ...")
+    "=>> PBS: job killed:": 3,  # OpenPBS's MoM ended it ("walltime 14437 exceeded limit 14400")
+    "job.exception": 2,  # Flux's exception events ("type=timeout ... resource allocation expired")
     "lost communication with": 2,  # PBS's MoM lost a sister node of the job
     "shepherd died from signal": 2,  # HPE PALS: a node's process shepherd was killed
     "srun: error:": 3,
@@ -217,7 +218,7 @@ _NONZERO_EXIT = re.compile(r"(?i)\bexit(?:ed)?(?: with)?(?: exit)? (?:code|statu
 # A line logged at INFO/WARNING/DEBUG level reports, it does not fail: vLLM logs handled
 # tracebacks and predictions ("can cause ...") this way.
 _BENIGN_LEVEL = _Level("INFO|WARNING|DEBUG", "IWD",
-                       # and a CLI's own level word at the line's start (pip: "WARNING: Retrying ...")
+                       # and a CLI's level word at the line's start (pip's "WARNING: Retrying")
                        rf"|\bNCCL INFO\b|^{_HOST_PREFIX}(?:INFO|WARNING|DEBUG): ")
 # WARNING level only: vLLM's warnings predict ("This can cause ...") rather than report.
 _WARNING_LEVEL = _Level("WARNING", "W")
@@ -237,7 +238,8 @@ _PYDANTIC_HEADER = re.compile(r"ValidationError: \d+ validation errors? for ")
 # NCCL_SOCKET_NTHREADS is greater than the maximum allowed, setting to 16"): notes, not failures.
 _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|Metrics will not be exported|Export metrics to agent failed"
-                          r"|NCCL WARN .*(?:maximum allowed, setting|is being ignored|, defaulting to )"
+                          r"|NCCL WARN .*(?:maximum allowed, setting|is being ignored"
+                          r"|, defaulting to )"
                           # huggingface_hub's http_backoff, before it retries the request
                           r"|' thrown while requesting (?:GET|HEAD|POST) "
                           # Open MPI skipping an optional component it cannot load (hcoll, ucc)
