@@ -439,6 +439,8 @@ def test_an_nccl_setting_it_ignores_or_replaces_is_no_failure() -> None:
                    "NCCL_NET_MERGE_POLICY: unknown value 'rails', defaulting to ALL"):
         log = f"h200-c021:50148:50148 [0] init.cc:621 NCCL WARN {warned}\n"
         assert diagnose_text(log).status is Status.NO_FAILURE
+    no_verbs = "host:2129:2129 [0] misc/ibvwrap.cc:173 NCCL WARN lib wrapper not initialized.\n"
+    assert diagnose_text(no_verbs).status is Status.NO_FAILURE
 
 
 def test_a_cli_warning_that_retries_is_no_failure() -> None:

@@ -123,3 +123,15 @@ def test_a_note_does_not_hide_a_hang() -> None:
     diagnosis = diagnose_text(note + BOOTSTRAP + READY + PROGRESS)
     assert diagnosis.root_cause == "p2p_unsupported_or_blocked"
     assert "rdma_device_missing" in {c.root_cause for c in diagnosis.candidates}
+
+
+def test_a_communicator_of_one_rank_that_stops_was_cut_short_not_hung() -> None:
+    alone = ("host:1:1 [0] NCCL INFO ncclCommInitRankConfig comm 0x1 rank 0 nranks 1 cudaDev 0 "
+             "nvmlDev 0 busId 1000 commId 0x7d30 - Init START\n"
+             "host:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 1 nNodes 1 localRanks 1 localRank 0\n"
+             "host:1:1 [0] NCCL INFO Channel 00/64 : 0\n")
+    diagnosis = diagnose_text(BOOTSTRAP + alone)
+    assert diagnosis.nccl is not None and diagnosis.nccl.communicator_size == 1
+    assert diagnosis.status is Status.NO_FAILURE
+    two = alone.replace("nranks 1", "nranks 2").replace("nRanks 1", "nRanks 2")
+    assert diagnose_text(BOOTSTRAP + two).candidates[0].signature == "nccl-stalled"

@@ -77,6 +77,7 @@ class NcclSummary:
     channels: dict[str, list[str]]  # channel number -> transports its connections use
     ranks_started: int
     ranks_completed: int
+    communicator_size: int  # ranks of the largest communicator init reported (0: not reported)
     warnings: tuple[Evidence, ...]
     last_line: Evidence | None  # where the NCCL output stops
 

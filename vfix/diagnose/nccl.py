@@ -52,6 +52,9 @@ _PROCESS = re.compile(r"(?:^|[\s\]])([\w.-]+):(\d+):\d+ \[\d+\] NCCL ")
 # Settings every rank of a communicator must share: "NCCL INFO NCCL_PROTO set by environment to LL"
 _SHARED_SETTING = re.compile(r"\b(NCCL_PROTO|NCCL_ALGO) set by environment to (\S+?)\.?$")
 _INIT = re.compile(r"rank (\d+) nranks (\d+).* Init (START|COMPLETE)")
+# A communicator's size as init reports it: "comm 0x.. rank 0 nRanks 1 nNodes 1 localRanks 1 ...",
+# "ncclCommInitRankConfig comm 0x.. rank 0 nranks 1 cudaDev 0 ..."
+_SIZE = re.compile(r"rank \d+ n[Rr]anks (\d+) (?:nNodes|cudaDev) ")
 # Where a rank sits (with the host of its line's prefix): "host:pid:tid [0] NCCL INFO
 # ncclCommInitRank comm 0x.. rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 100000 commId 0xaa.. -
 # Init START" (and "- Init COMPLETE")
@@ -109,8 +112,10 @@ def parse(text: str) -> Event | None:
         placement = _PLACEMENT.search(text)
         where = (f"{writer.group(1)} {' '.join(placement.groups())}"
                  if writer and placement else None)
-        placed = (int(found.group(1)), where, _process(writer))
+        placed = (int(found.group(1)), where, _process(writer), int(found.group(2)))
         return ("complete" if found.group(3) == "COMPLETE" else "start"), placed
+    if found := _SIZE.search(text):
+        return "size", int(found.group(1))
     if found := _VERSION.search(text):
         return "version", found.group(1)
     if found := _DRIVER.search(text):
@@ -148,6 +153,8 @@ class NcclAccumulator:
         self.channels: dict[str, set[str]] = {}
         self.started: set[int] = set()
         self.completed: set[int] = set()
+        self.communicator_size = 0  # the largest communicator init reported (0: none reported)
+        self.version_lines = 0  # "NCCL version" lines: one per process that set up a communicator
         self.destroyed = False  # a communicator was torn down: the run got to its end
         self.waiting_line = 0  # the last line showing work stuck at 0% (0: none)
         # The first Bootstrap/NET/Socket line choosing a host-only interface, and those devices.
@@ -190,8 +197,11 @@ class NcclAccumulator:
             self.transports[transport] += 1
             if channel in self.channels or len(self.channels) < _MAX_CHANNELS:
                 self.channels.setdefault(channel, set()).add(transport)
+        elif kind == "size":
+            self.communicator_size = max(self.communicator_size, value)
         elif kind == "start":
-            rank, where, process = value
+            rank, where, process, size = value
+            self.communicator_size = max(self.communicator_size, size)
             if len(self.started) < _MAX_RANKS:
                 self.started.add(rank)
             if process and process not in self._started_at and len(self._started_at) < _MAX_RANKS:
@@ -199,7 +209,8 @@ class NcclAccumulator:
             if where is not None and self._duplicate is None:
                 self._place(rank, where, Evidence(line, text, line_source(text)))
         elif kind == "complete":
-            rank, where, process = value
+            rank, where, process, size = value
+            self.communicator_size = max(self.communicator_size, size)
             if len(self.completed) < _MAX_RANKS:
                 self.completed.add(rank)
             if where is not None and len(self._completed_at) < _MAX_RANKS:
@@ -210,6 +221,7 @@ class NcclAccumulator:
             self.destroyed = True
         elif kind == "version":
             self.version = self.version or value
+            self.version_lines += 1
             release = found.group(0) if (found := _RELEASE.match(value)) else value
             if release not in self.versions and len(self.versions) < _MAX_VERSIONS:
                 self.versions[release] = Evidence(line, text, line_source(text))
@@ -248,6 +260,11 @@ class NcclAccumulator:
                 self.placements[where] = rank, evidence
         elif first[0] != rank:
             self._duplicate = where, first[0], rank, first[1], evidence
+
+    @property
+    def alone(self) -> bool:
+        """Whether the log is one process whose communicators have one rank: nobody to wait for."""
+        return self.communicator_size == 1 and self.version_lines <= 1
 
     @property
     def differing_settings(self) -> dict[str, Evidence]:
@@ -312,6 +329,7 @@ class NcclAccumulator:
             channels={c: sorted(t) for c, t in sorted(self.channels.items())},
             ranks_started=len(self.started),
             ranks_completed=len(self.completed),
+            communicator_size=self.communicator_size,
             warnings=tuple(self.warnings),
             last_line=last,
         )

@@ -50,7 +50,9 @@ def _nccl_lines(summary: NcclSummary) -> list[str]:
         f"IB: {ib[summary.ib_found]}; interfaces: {', '.join(summary.interfaces) or '?'}",
         f"channel connections per transport: {transports}",
         f"channels: {_channel_line(summary.channels)}",
-        f"ranks init started {summary.ranks_started}, completed {summary.ranks_completed}",
+        f"ranks init started {summary.ranks_started}, completed {summary.ranks_completed}"
+        + (f" (communicators of up to {summary.communicator_size} ranks)"
+           if summary.communicator_size else ""),
     ]
     if summary.last_line:
         lines.append("log stops at " + _short(summary.last_line))

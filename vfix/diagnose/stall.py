@@ -9,7 +9,7 @@ A run that finished says so ("Destroy COMPLETE", a nccl-tests "Avg bus bandwidth
 lines, and a log that goes on after every rank's "Init COMPLETE" without a progress bar stuck
 at 0% was cut short, not stuck; none is reported. A hang during bootstrap, before any rank is
 set up, cannot be P2P yet: a network NCCL gave up on there (no IB device, no libibverbs) is
-reported first (engine.py).
+reported first (engine.py). A communicator of one rank has no peer to wait for.
 """
 
 from __future__ import annotations
@@ -28,16 +28,19 @@ def during_bootstrap(summary: NcclSummary) -> bool:
     return not summary.ranks_completed
 
 
-def stall_candidates(summary: NcclSummary | None, destroyed: bool,
-                     total_lines: int, waiting_line: int = 0) -> tuple[Candidate, ...]:
+def stall_candidates(summary: NcclSummary | None, destroyed: bool, total_lines: int,
+                     waiting_line: int = 0, alone: bool = False) -> tuple[Candidate, ...]:
     """Communication candidates when the NCCL output stops at the end of the log: P2P
     blocked, then its usual platform cause (ACS/IOMMU) as the alternative. `waiting_line`:
-    the last line of a progress bar stuck at 0% (0: none)."""
+    the last line of a progress bar stuck at 0% (0: none); `alone`: the log is one process
+    whose communicators have one rank."""
     if summary is None or summary.last_line is None or destroyed:
         return ()
     if not (summary.ranks_started or summary.ranks_completed or summary.interfaces
             or summary.transports):
         return ()  # a version banner alone: NCCL's setup was never logged, nothing to wait in
+    if alone:
+        return ()  # one rank alone: no peer to wait for, its log was cut short
     last = summary.last_line.line
     if total_lines - last >= TAIL_LINES:
         return ()
