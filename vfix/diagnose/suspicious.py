@@ -234,9 +234,9 @@ _PYDANTIC_HEADER = re.compile(r"ValidationError: \d+ validation errors? for ")
 # Errors their writer says the run goes on without: glibc's loader skipping an LD_PRELOAD entry
 # ("ERROR: ld.so: object 'x' from LD_PRELOAD cannot be preloaded (...): ignored."), a Ray worker
 # without its metrics agent ("... E ...] Failed to establish connection to the metrics exporter
-# agent. Metrics will not be exported."), NCCL clamping or ignoring a setting ("NCCL WARN NET/Socket :
-# NCCL_SOCKET_NTHREADS is greater than the maximum allowed, setting to 16") or finding no
-# libibverbs ("lib wrapper not initialized": it uses sockets): notes, not failures.
+# agent. Metrics will not be exported."), NCCL clamping or ignoring a setting ("NCCL WARN
+# NET/Socket : NCCL_SOCKET_NTHREADS is greater than the maximum allowed, setting to 16") or
+# finding no libibverbs ("lib wrapper not initialized": it uses sockets): notes, not failures.
 _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|Metrics will not be exported|Export metrics to agent failed"
                           r"|NCCL WARN .*(?:maximum allowed, setting|is being ignored"
