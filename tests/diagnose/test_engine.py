@@ -437,7 +437,9 @@ def test_a_kernel_panic_is_a_failure() -> None:
 def test_an_nccl_setting_it_ignores_or_replaces_is_no_failure() -> None:
     for warned in ("NCCL_WORK_FIFO_BYTES=3000000 is being ignored because it is not a power of 2.",
                    "NCCL_NET_MERGE_POLICY: unknown value 'rails', defaulting to ALL",
-                   "Ignoring SHM locality, must be 1 (sender side) or 2 (receiver side, default)"):
+                   "Ignoring SHM locality, must be 1 (sender side) or 2 (receiver side, default)",
+                   "NET/IB: Resiliency is enabled on a send communicator (comm=0x7f1e5c01ad40) "
+                   "with a single device. This does not make sense since there is no other device"):
         log = f"h200-c021:50148:50148 [0] init.cc:621 NCCL WARN {warned}\n"
         assert diagnose_text(log).status is Status.NO_FAILURE
     no_verbs = "host:2129:2129 [0] misc/ibvwrap.cc:173 NCCL WARN lib wrapper not initialized.\n"

@@ -179,7 +179,7 @@ def test_ranks_on_one_gpu_whose_init_nccl_failed_otherwise_are_not_duplicates() 
     start = _init_start("vm", 42, 0, "60") + _init_start("vm", 43, 1, "60")
     warn = "vm:42:42 [0] graph/xml.cc:133 NCCL WARN XML Parse error : expecting '<', got ' '\n"
     failure = "RuntimeError: NCCL error: internal error - please report this issue\n"
-    assert diagnose_text(start + warn + failure).root_cause == "nccl_internal_error"
+    assert diagnose_text(start + warn + failure).root_cause == "nccl_topo_file_invalid"
 
 
 def test_ranks_on_one_gpu_stuck_retrying_a_peer_are_stuck_on_the_network() -> None:

@@ -240,7 +240,9 @@ _PYDANTIC_HEADER = re.compile(r"ValidationError: \d+ validation errors? for ")
 _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|Metrics will not be exported|Export metrics to agent failed"
                           r"|NCCL WARN .*(?:maximum allowed, setting|is being ignored"
-                          r"|, defaulting to |lib wrapper not initialized|Ignoring )"
+                          r"|, defaulting to |lib wrapper not initialized|Ignoring "
+                          # NCCL 2.30's IB resiliency asked for on a rail of one HCA: a note
+                          r"|Resiliency is enabled on a \w+ communicator .* single device)"
                           # huggingface_hub's http_backoff, before it retries the request
                           r"|' thrown while requesting (?:GET|HEAD|POST) "
                           # Open MPI skipping an optional component it cannot load (hcoll, ucc)
