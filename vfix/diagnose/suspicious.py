@@ -185,8 +185,10 @@ class _Level:
     that hold one of the names). The regex's alternatives leave `re` no literal to look for
     (~4 us a line); a substring test every match needs rules out most lines first (~1 us)."""
 
-    def __init__(self, names: str, initials: str, extra: str = "") -> None:
-        self._names = names.split("|")
+    def __init__(self, names: str, initials: str, extra: str = "",
+                 markers: tuple[str, ...] = ()) -> None:
+        """`markers`: substrings of `extra` alternatives that hold none of the names."""
+        self._names = names.split("|") + list(markers)
         self._glog_start = re.compile(rf"{_HOST_PREFIX}\[?[{initials}]\d{{4}} ")
         self._regex = re.compile(_level(names, initials) + extra)
 
@@ -217,11 +219,20 @@ _NONZERO_EXIT = re.compile(r"(?i)\bexit(?:ed)?(?: with)?(?: exit)? (?:code|statu
 
 # A line logged at INFO/WARNING/DEBUG level reports, it does not fail: vLLM logs handled
 # tracebacks and predictions ("can cause ...") this way.
+# TensorRT-LLM's Python logger names its level by an initial: "[TRT-LLM] [RANK 0] [W] ...".
+_TRTLLM = "[TRT-LLM]"
+
+
+def _trtllm_level(initials: str) -> str:
+    return rf"|\[TRT-LLM\](?: \[RANK \d+\])? \[[{initials}]\] "
+
+
 _BENIGN_LEVEL = _Level("INFO|WARNING|DEBUG", "IWD",
                        # and a CLI's level word at the line's start (pip's "WARNING: Retrying")
-                       rf"|\bNCCL INFO\b|^{_HOST_PREFIX}(?:INFO|WARNING|DEBUG): ")
+                       rf"|\bNCCL INFO\b|^{_HOST_PREFIX}(?:INFO|WARNING|DEBUG): "
+                       + _trtllm_level("IWDV"), markers=(_TRTLLM,))
 # WARNING level only: vLLM's warnings predict ("This can cause ...") rather than report.
-_WARNING_LEVEL = _Level("WARNING", "W")
+_WARNING_LEVEL = _Level("WARNING", "W", _trtllm_level("W"), markers=(_TRTLLM,))
 
 # c10's "frame #3: c10d::TCPStore::check(...) + 0x273 (... libtorch_cpu.so)": a warning prints
 # these too ("Exception raised from ... (most recent call first):" under a [W] line).
