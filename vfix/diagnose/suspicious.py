@@ -118,6 +118,7 @@ KEYWORDS: dict[str, int] = {
     # nccl-tests: "h100-node3: Test CUDA failure common.cu:1111 'out of memory'", then
     # " .. h100-node3 pid 201187: Test failure common.cu:1454" for each caller
     "Test CUDA failure": 3,
+    "Result = FAIL": 2,  # the CUDA samples' verdict (deviceQuery, p2pBandwidthLatencyTest)
     "Test NCCL failure": 3,
     "Test failure": 2,
     "| Fail": 2,  # a dcgmi diag result row ("| pcie   | Fail   |", "|   | GPU1: Fail  |")
