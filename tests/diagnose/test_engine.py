@@ -446,6 +446,12 @@ def test_an_nccl_setting_it_ignores_or_replaces_is_no_failure() -> None:
     assert diagnose_text(no_verbs).status is Status.NO_FAILURE
 
 
+def test_an_optional_communicator_turned_off_is_no_failure() -> None:
+    log = ("[2026-12-04 11:38:32 TP0] TorchSymmMemCommunicator: Device capability 8 not supported, "
+           "communicator is not available.\n")
+    assert diagnose_text(log).status is Status.NO_FAILURE
+
+
 def test_a_cli_warning_that_retries_is_no_failure() -> None:
     log = ("Collecting torch==2.14.0\n"
            "WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None)) "
