@@ -22,7 +22,7 @@ def test_labels_point_at_real_files_with_sources() -> None:
         assert entry["layer"] in {layer.value for layer in Layer} | {"none"}
         assert entry["root_cause"] in known_causes, entry
         # a public thread or page (GitHub issues, a few blog posts), or a capture of our own
-        assert entry["source"].startswith(("https://", "vfix shared fixture",
+        assert entry["source"].startswith(("https://", "http://", "vfix shared fixture",
                                             "vfix H200 capture")), entry
 
 
@@ -41,7 +41,7 @@ def test_each_public_thread_is_in_the_corpus_once() -> None:
     belongs to one split only."""
     splits: dict[str, set[str]] = {}
     for entry in LABELS:
-        if entry["source"].startswith("https://"):
+        if entry["source"].startswith(("https://", "http://")):
             thread = entry["source"].split("#")[0]
             splits.setdefault(thread, set()).add(entry["file"].split("/")[0])
     repeated = {thread for thread, found_in in splits.items() if len(found_in) > 1}
