@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+from vfix.diagnose import layer_guess
 from vfix.diagnose.layer_guess import _layer_by_words, failure_words, guess_layer, nearest_layers
 from vfix.diagnose.model import Evidence
 from vfix.vocabulary import Layer
@@ -54,6 +55,19 @@ def test_with_no_alike_failure_the_layer_words_decide() -> None:
     failing = [Evidence(1, "Frobnicator grumbled: ulimit")]  # one word any failure shares
     assert guess_layer(failing, failing[0]) is Layer.RESOURCES
     assert guess_layer([Evidence(1, "KeyError: 'frobnicate'")], None) is Layer.OTHER
+
+
+def test_neighbours_that_split_their_vote_leave_the_layer_other(monkeypatch) -> None:
+    # a stand-in for layer_examples.txt: two labelled failures per layer, alike only in part
+    rows = [("network", "flux capacitor gantry alpha"), ("resources", "flux capacitor gantry beta"),
+            ("visibility", "flux capacitor gantry gamma"), ("network", "zeta eta theta"),
+            ("resources", "iota kappa lambda"), ("visibility", "mu nu xi")]
+    monkeypatch.setattr(layer_guess, "_examples", lambda: layer_guess.index_examples(rows))
+    split = [Evidence(1, "flux capacitor gantry omega")]
+    assert len(nearest_layers(failure_words(e.text for e in split))) == 3
+    assert guess_layer(split, None) is Layer.OTHER
+    seen_before = [Evidence(1, "flux capacitor gantry alpha")]  # the first one, word for word
+    assert guess_layer(seen_before, None) is Layer.NETWORK
 
 
 def test_the_layer_words_outvote_the_neighbours_when_they_speak() -> None:
