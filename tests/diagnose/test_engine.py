@@ -439,7 +439,9 @@ def test_an_nccl_setting_it_ignores_or_replaces_is_no_failure() -> None:
                    "NCCL_NET_MERGE_POLICY: unknown value 'rails', defaulting to ALL",
                    "Ignoring SHM locality, must be 1 (sender side) or 2 (receiver side, default)",
                    "NET/IB: Resiliency is enabled on a send communicator (comm=0x7f1e5c01ad40) "
-                   "with a single device. This does not make sense since there is no other device"):
+                   "with a single device. This does not make sense since there is no other device",
+                   "NET/OFI Failed to find shared library info. Not configuring NCCL_TUNER_PLUGIN",
+                   "NET/OFI Unable to configure tuner: No such file or directory"):
         log = f"h200-c021:50148:50148 [0] init.cc:621 NCCL WARN {warned}\n"
         assert diagnose_text(log).status is Status.NO_FAILURE
     no_verbs = "host:2129:2129 [0] misc/ibvwrap.cc:173 NCCL WARN lib wrapper not initialized.\n"

@@ -207,7 +207,10 @@ def _rank(signatures: Sequence[Signature], matched: dict[int, Matched],
             matches=record.count,
         ))
     candidates = _after_an_earlier_cause(signatures, candidates)
-    candidates.sort(key=lambda c: (_KIND_ORDER[c.kind], -c.confidence, c.evidence[0].line))
+    # ties go to the signature written first (not to the order its keywords were found in)
+    written = {signature.id: number for number, signature in enumerate(signatures)}
+    candidates.sort(key=lambda c: (_KIND_ORDER[c.kind], -c.confidence, c.evidence[0].line,
+                                   written[c.signature]))
     candidates = _ended_before_the_timeouts(signatures, candidates)
     # One candidate per root cause: the best-ranked signature speaks for it, citing the lines
     # of the others after its own (a failure they cite is explained, not unknown).

@@ -253,6 +253,8 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|Metrics will not be exported|Export metrics to agent failed"
                           r"|NCCL WARN .*(?:maximum allowed, setting|is being ignored"
                           r"|, defaulting to |lib wrapper not initialized|Ignoring "
+                          # aws-ofi-nccl without its tuner's platform data: NCCL's own tuning
+                          r"|Not configuring NCCL_TUNER_PLUGIN|Unable to configure tuner"
                           # NCCL 2.30's IB resiliency asked for on a rail of one HCA: a note
                           r"|Resiliency is enabled on a \w+ communicator .* single device)"
                           # huggingface_hub's http_backoff, before it retries the request
