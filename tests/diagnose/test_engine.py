@@ -429,6 +429,11 @@ def test_a_driver_line_that_reports_a_failure_is_one_and_its_other_lines_are_not
     assert result.status is Status.UNKNOWN and result.suspicious[0].line == 2
 
 
+def test_a_slurm_command_s_fatal_refusal_is_a_failure() -> None:
+    log = "sbatch: fatal: --gpus-per-node and --gres=gpu are mutually exclusive.\n"
+    assert diagnose_text(log).status is Status.UNKNOWN
+
+
 def test_a_kernel_panic_is_a_failure() -> None:
     log = "[51903.1] Kernel panic - not syncing: Hard LOCKUP\n"
     assert diagnose_text(log).status is Status.UNKNOWN

@@ -93,6 +93,7 @@ KEYWORDS: dict[str, int] = {
     "slurmstepd: error:": 3,
     "sbatch: error:": 3,
     "salloc: error:": 3,
+    ": fatal: ": 2,  # Slurm's own refusals ("sbatch: fatal: --gpus-per-node and --gres=gpu ...")
     "Warning  ": 2,  # a Kubernetes event of type Warning, as kubectl describe prints it
     "Error from server (": 3,  # the Kubernetes API refused a request (kubectl, "(Forbidden)")
     "pthread_create failed": 2,  # no thread could start: a pids/threads limit (OpenBLAS, OpenMP)
