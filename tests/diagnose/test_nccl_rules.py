@@ -218,3 +218,28 @@ def test_a_stalled_rank_leaves_its_peers_at_the_same_collective(behind: int, ahe
 def test_progress_of_different_process_groups_is_not_compared() -> None:
     log = WATCHDOG + _timeout(1, 4, 3) + _timeout(0, 9, 9).replace("GUID 0(", "GUID 5(")
     assert diagnose_text(log).root_cause == "nccl_timeout_rank_died"
+
+
+def _watchdog(rank: int, sequence: int, operation: str, group: str = "0") -> str:
+    return (f"[rank{rank}]:[E730 02:22:05.1 ProcessGroupNCCL.cpp:702] [PG ID {group} PG GUID "
+            f"{group}(default_pg) Rank {rank}] Watchdog caught collective operation timeout: "
+            f"WorkNCCL(SeqNum={sequence}, OpType={operation}, NumelIn=88080384, "
+            f"NumelOut=5505024, Timeout(ms)=600000) ran for 600012 milliseconds before timing "
+            f"out.\n")
+
+
+def test_ranks_timed_out_in_different_operations_at_one_step_ran_different_collectives() -> None:
+    log = _watchdog(8, 1288, "_REDUCE_SCATTER_BASE") + _watchdog(0, 1288, "ALLGATHER_BASE")
+    result = diagnose_text(log)
+    assert result.root_cause == "collective_mismatch"
+    assert [e.line for e in result.candidates[0].evidence] == [1, 2]
+
+
+@pytest.mark.parametrize("other", [
+    _watchdog(0, 1288, "_REDUCE_SCATTER_BASE"),  # the same collective: a peer stalled or died
+    _watchdog(0, 1290, "ALLGATHER_BASE"),  # another step
+    _watchdog(0, 1288, "ALLGATHER_BASE", group="5"),  # another process group
+])
+def test_timeouts_in_one_collective_or_apart_are_the_timeout(other: str) -> None:
+    log = _watchdog(8, 1288, "_REDUCE_SCATTER_BASE") + other
+    assert diagnose_text(log).root_cause == "nccl_timeout_rank_died"

@@ -136,7 +136,7 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
                 # protocol setting or a rank's Init START keeps its line number: counting lines
                 # for every NCCL INFO line would cost more than the rest of their handling.
                 numbered = event[0] in ("warn", "waiting", "interfaces", "version", "setting",
-                                        "start", "progress")
+                                        "start", "progress", "timed_out")
                 summary.add(span.line_at(begin) if numbered else 0, verdict.text, event)
         _feed_suspicious(span, verdicts, lines)
     verdicts.flush()
@@ -385,6 +385,8 @@ def _summary_causes(accumulator: nccl.NcclAccumulator) -> list[Candidate]:
         found.append(nccl_rules.differing_settings_candidate(settings))
     if uneven := accumulator.uneven_progress:
         found.append(nccl_rules.uneven_progress_candidate(*uneven))
+    elif different := accumulator.different_collectives:
+        found.append(nccl_rules.different_collectives_candidate(*different))
     if accumulator.duplicate:
         found.append(nccl_rules.duplicate_gpu_candidate(*accumulator.duplicate))
     return found

@@ -27,6 +27,7 @@ KEYWORDS = (
     "NCCL version", "cudaDriverVersion", "NET/IB", "NET/Socket", "Bootstrap", "via ",
     "Using network", "NCCL WARN", "Init START", "Init COMPLETE", "Destroy COMPLETE", *_ENDED,
     _WAITING, "set by environment to", "retrying (", "last completed NCCL work",
+    "Watchdog caught collective operation timeout",
 )
 _MAX_WARNINGS = 10
 _MAX_RANKS = 100_000
@@ -64,6 +65,11 @@ _PLACEMENT = re.compile(r"\bbusId (\w+) commId (\w+)")
 # completed NCCL work: 3."
 _PROGRESS = re.compile(r"(?i)last completed NCCL work: (\d+)")
 _PROGRESS_RANK = re.compile(r"(?:PG GUID (\S+?)(?:\(\w*\))? )?Rank (\d+)\]")
+# torch's watchdog naming the collective each rank timed out in: "[PG ID 0 PG GUID 0(default_pg)
+# Rank 8] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1288,
+# OpType=_REDUCE_SCATTER_BASE, NumelIn=88080384, ..."
+_TIMED_OUT = re.compile(r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), "
+                        r"OpType=(\w+)")
 
 
 def transport_of(via: str) -> str:
@@ -83,7 +89,8 @@ def transport_of(via: str) -> str:
 # ("start", (rank, where, process)), ("complete", (rank, where, process)), ("destroy", None),
 # ("version", v), ("driver", v), ("ib_none", None), ("ib_using", devices),
 # ("interfaces", devices), ("network", name), ("setting", (name, value, process)),
-# ("progress", (process group, rank, completed)) or ("other", None). `where`: host, busId and
+# ("progress", (process group, rank, completed)), ("timed_out", (process group, sequence number,
+# operation)) or ("other", None). `where`: host, busId and
 # commId, or None; `process`: "host:pid", or None.
 Event = tuple[str, Any]
 
@@ -101,6 +108,8 @@ def parse(text: str) -> Event | None:
         return "warn", None
     if (found := _PROGRESS.search(text)) and (rank := _PROGRESS_RANK.search(text)):
         return "progress", (rank.group(1) or "", int(rank.group(2)), int(found.group(1)))
+    if (found := _TIMED_OUT.search(text)) and (rank := _PROGRESS_RANK.search(text)):
+        return "timed_out", (rank.group(1) or "", int(found.group(1)), found.group(2))
     if _CONNECT_RETRY.search(text):
         return "retry", None
     if found := _CHANNEL.search(text):
@@ -175,11 +184,13 @@ class NcclAccumulator:
         self._completed_procs: set[str] = set()  # processes past Init COMPLETE
         # process group -> rank -> the last collective it completed, and that line
         self.progress: dict[str, dict[int, tuple[int, Evidence]]] = {}
+        # (process group, sequence number) -> each operation ranks timed out in there: its line
+        self.timed_out: dict[tuple[str, int], dict[str, Evidence]] = {}
 
     def add(self, line: int, text: str, event: Event | None) -> None:
         """Records one line already read by `parse` (a repeated line is parsed once); `line`
-        is only used for "warn", "waiting", "interfaces", "version", "setting", "start" and
-        "progress" events."""
+        is only used for "warn", "waiting", "interfaces", "version", "setting", "start",
+        "progress" and "timed_out" events."""
         if event is None:
             return
         kind, value = event
@@ -246,6 +257,13 @@ class NcclAccumulator:
             processes = self._set_by.setdefault(name, set())
             if process and len(processes) < _MAX_RANKS:
                 processes.add(process)
+        elif kind == "timed_out":
+            group, sequence, operation = value
+            key = (group, sequence)
+            if key in self.timed_out or len(self.timed_out) < _MAX_GROUPS:
+                operations = self.timed_out.setdefault(key, {})
+                if operation not in operations and len(operations) < _MAX_VERSIONS:
+                    operations[operation] = Evidence(line, text, line_source(text))
         elif kind == "progress":
             group, rank, completed = value
             if group in self.progress or len(self.progress) < _MAX_GROUPS:
@@ -310,6 +328,17 @@ class NcclAccumulator:
             ahead = max(ranks.values(), key=lambda progress: progress[0])
             if ahead[0] - behind[0] >= 2:
                 return behind[1], ahead[1]
+        return None
+
+    @property
+    def different_collectives(self) -> tuple[Evidence, Evidence] | None:
+        """The watchdog lines of two ranks of one process group that timed out at the same
+        sequence number in different operations (one in a reduce-scatter, another in an
+        all-gather): the ranks' programs issued different collectives."""
+        for operations in self.timed_out.values():
+            if len(operations) > 1:
+                first, second = list(operations.values())[:2]
+                return first, second
         return None
 
     def summary(self, last_line: tuple[int, str] | None) -> NcclSummary | None:

@@ -136,3 +136,25 @@ def uneven_progress_candidate(behind: Evidence, ahead: Evidence) -> Candidate:
         kind="cause",
         matches=2,
     )
+
+
+def different_collectives_candidate(first: Evidence, second: Evidence) -> Candidate:
+    return Candidate(
+        layer="communication",
+        root_cause="collective_mismatch",
+        confidence=SETTINGS_CONFIDENCE,
+        evidence=(first, second),
+        explanation=("Two ranks of one process group timed out at the same collective sequence "
+                     "number in different operations: their programs issued different "
+                     "collectives there (a branch some ranks take, graphs compiled differently "
+                     "on each rank), so each waits for a partner that never comes."),
+        fix=(FixStep("Rerun with TORCH_DISTRIBUTED_DEBUG=DETAIL: torch then names the first "
+                     "collective that differs between ranks. Make every rank issue the same "
+                     "collectives in the same order (the same model config, the same compiled "
+                     "graph, no rank-dependent branch around a collective).", None),),
+        check_next=("each rank's watchdog line: SeqNum, OpType and NumelIn where they part; "
+                    "the flight recorder dump",),
+        signature="nccl-ranks-ran-different-collectives",
+        kind="cause",
+        matches=2,
+    )
