@@ -268,7 +268,7 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|Skipping this XID error"
                           # AER: the link corrected it in hardware; a storm of them is a link to
                           # look at, one is not a failure
-                          r"|PCIe Bus Error: severity=Corrected"
+                          r"|PCIe Bus Error: severity=Correct(?:ed|able)"
                           # an optional fast path turned off for this GPU (SGLang logs it with no
                           # level: "TorchSymmMemCommunicator: ... communicator is not available")
                           r"|communicator is not available\b")
