@@ -429,6 +429,15 @@ def test_a_driver_line_that_reports_a_failure_is_one_and_its_other_lines_are_not
     assert result.status is Status.UNKNOWN and result.suspicious[0].line == 2
 
 
+def test_a_placement_group_left_pending_by_a_node_that_never_reached_the_gcs_is_the_gcs() -> None:
+    log = ("2026-06-11 02:41:07,318\tERROR utils.py:1359 -- Failed to connect to GCS at address "
+           "head-svc.inference.svc.cluster.local:6379 within 5 seconds.\n"
+           + "INFO: waiting for the worker group\n" * 10
+           + "{'GPU': 1.0} * 16 (PACK): 1+ pending placement groups\n")
+    assert diagnose_text(log).root_cause == "rendezvous_unreachable"
+    assert diagnose_text(log.split("\n", 1)[1]).root_cause == "ray_cluster_incomplete"
+
+
 def test_a_slurm_command_s_fatal_refusal_is_a_failure() -> None:
     log = "sbatch: fatal: --gpus-per-node and --gres=gpu are mutually exclusive.\n"
     assert diagnose_text(log).status is Status.UNKNOWN
