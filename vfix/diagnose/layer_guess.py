@@ -15,12 +15,11 @@ refuses, a bug), which is what a failure no layer word names most often is.
 The words go first because, checked on the blind rounds with examples built from the rounds
 before them, they placed more unknown failures in the right layer than a vote where neighbours
 could outweigh them: of the 72 unknowns of rounds 70-131, 44 against 38 (and 37 for the words
-alone, with no neighbours). Neighbours that split their vote
-name the wrong layer more often than `other` does: checked in session 24 leave-one-split-out over
-both corpora (each split's failures guessed with examples from the other splits only), keeping
-only a vote of 70% or more (or a near duplicate) placed 52.8% of the 1806 failures diagnosed
-unknown in the right layer, against 49.4% for the plain vote (37.5% against 35.6% on the newest
-sweeps' 104).
+alone, with no neighbours). Neighbours that split their vote name the wrong layer more often than
+`other` does: checked in session 24 leave-one-split-out over both corpora (each split's failures
+guessed with examples from the other splits only), keeping only a vote of 70% or more (or a near
+duplicate) placed 52.8% of the 1806 failures diagnosed unknown in the right layer, against 49.4%
+for the plain vote (37.5% against 35.6% on the newest sweeps' 104).
 """
 
 from __future__ import annotations
@@ -109,8 +108,12 @@ def nearest_failures(words: frozenset[str]) -> list[tuple[float, Layer]]:
 def nearest_layers(words: frozenset[str]) -> dict[Layer, float]:
     """How strongly the labelled failures nearest to these words vote for each layer (shares
     that add up to 1; empty when no failure is alike enough)."""
+    return _vote(nearest_failures(words))
+
+
+def _vote(nearest: list[tuple[float, Layer]]) -> dict[Layer, float]:
     votes: dict[Layer, float] = defaultdict(float)
-    for score, layer in nearest_failures(words):
+    for score, layer in nearest:
         votes[layer] += score
     total = sum(votes.values())
     return {layer: vote / total for layer, vote in votes.items()} if total else {}
@@ -123,11 +126,10 @@ def guess_layer(failing: Sequence[Evidence], first_exception: Evidence | None) -
     by_words = _layer_by_words(failing, first_exception)
     if by_words is not None:
         return by_words
-    words = failure_words(evidence.text for evidence in failing)
-    nearest = nearest_failures(words)
+    nearest = nearest_failures(failure_words(evidence.text for evidence in failing))
     if nearest and nearest[0][0] >= NEAR_DUPLICATE:
         return nearest[0][1]
-    votes = nearest_layers(words)
+    votes = _vote(nearest)
     best = max(votes, key=lambda layer: votes[layer], default=None)
     return best if best is not None and votes[best] >= MIN_VOTE_SHARE else Layer.OTHER
 
