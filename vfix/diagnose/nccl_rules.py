@@ -116,45 +116,46 @@ def differing_settings_candidate(settings: dict[str, Evidence]) -> Candidate:
     )
 
 
-def uneven_progress_candidate(behind: Evidence, ahead: Evidence) -> Candidate:
+def _mismatch_candidate(signature: str, evidence: tuple[Evidence, Evidence], explanation: str,
+                        same: str, check_next: str) -> Candidate:
+    """Ranks that ran different collectives, as two of their lines show."""
     return Candidate(
         layer="communication",
         root_cause="collective_mismatch",
         confidence=SETTINGS_CONFIDENCE,
-        evidence=(behind, ahead),
-        explanation=("When the collective timed out, one rank had completed at least two more "
-                     "collectives than another: their collectives completed without each other, "
-                     "so the ranks did not run the same operations or sizes (a send/recv shape "
-                     "that differs, a collective some ranks skip). A rank that died or stalled "
-                     "leaves its peers waiting at the same collective instead."),
+        evidence=evidence,
+        explanation=explanation,
         fix=(FixStep("Rerun with TORCH_DISTRIBUTED_DEBUG=DETAIL: torch then names the first "
-                     "collective that differs between ranks. Make every rank call the same "
-                     "collectives, with the same shapes and dtypes, in the same order.", None),),
-        check_next=("each rank's 'Last enqueued / last completed NCCL work' line and the "
-                    "flight recorder dump: the operation and sizes where the ranks part",),
-        signature="nccl-ranks-drifted-apart",
+                     f"collective that differs between ranks. {same}", None),),
+        check_next=(check_next,),
+        signature=signature,
         kind="cause",
         matches=2,
     )
+
+
+def uneven_progress_candidate(behind: Evidence, ahead: Evidence) -> Candidate:
+    return _mismatch_candidate(
+        "nccl-ranks-drifted-apart", (behind, ahead),
+        "When the collective timed out, one rank had completed at least two more collectives "
+        "than another: their collectives completed without each other, so the ranks did not run "
+        "the same operations or sizes (a send/recv shape that differs, a collective some ranks "
+        "skip). A rank that died or stalled leaves its peers waiting at the same collective "
+        "instead.",
+        "Make every rank call the same collectives, with the same shapes and dtypes, in the same "
+        "order.",
+        "each rank's 'Last enqueued / last completed NCCL work' line and the flight recorder "
+        "dump: the operation and sizes where the ranks part")
 
 
 def different_collectives_candidate(first: Evidence, second: Evidence) -> Candidate:
-    return Candidate(
-        layer="communication",
-        root_cause="collective_mismatch",
-        confidence=SETTINGS_CONFIDENCE,
-        evidence=(first, second),
-        explanation=("Two ranks of one process group timed out at the same collective sequence "
-                     "number in different operations: their programs issued different "
-                     "collectives there (a branch some ranks take, graphs compiled differently "
-                     "on each rank), so each waits for a partner that never comes."),
-        fix=(FixStep("Rerun with TORCH_DISTRIBUTED_DEBUG=DETAIL: torch then names the first "
-                     "collective that differs between ranks. Make every rank issue the same "
-                     "collectives in the same order (the same model config, the same compiled "
-                     "graph, no rank-dependent branch around a collective).", None),),
-        check_next=("each rank's watchdog line: SeqNum, OpType and NumelIn where they part; "
-                    "the flight recorder dump",),
-        signature="nccl-ranks-ran-different-collectives",
-        kind="cause",
-        matches=2,
-    )
+    return _mismatch_candidate(
+        "nccl-ranks-ran-different-collectives", (first, second),
+        "Two ranks of one process group timed out at the same collective sequence number in "
+        "different operations: their programs issued different collectives there (a branch "
+        "some ranks take, graphs compiled differently on each rank), so each waits for a "
+        "partner that never comes.",
+        "Make every rank issue the same collectives in the same order (the same model config, "
+        "the same compiled graph, no rank-dependent branch around a collective).",
+        "each rank's watchdog line: SeqNum, OpType and NumelIn where they part; the flight "
+        "recorder dump")
