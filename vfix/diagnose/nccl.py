@@ -32,7 +32,7 @@ KEYWORDS = (
 _MAX_WARNINGS = 10
 _MAX_RANKS = 100_000
 _MAX_CHANNELS = 256
-_MAX_VERSIONS = 8
+_MAX_VALUES = 8  # distinct values kept per key: NCCL releases, a setting's values, operations
 _MAX_GROUPS = 64
 
 # socketPollConnect retrying a peer ("connect to 10.0.0.1<4021> returned No route to host,
@@ -234,7 +234,7 @@ class NcclAccumulator:
             self.version = self.version or value
             self.version_lines += 1
             release = found.group(0) if (found := _RELEASE.match(value)) else value
-            if release not in self.versions and len(self.versions) < _MAX_VERSIONS:
+            if release not in self.versions and len(self.versions) < _MAX_VALUES:
                 self.versions[release] = Evidence(line, text, line_source(text))
         elif kind == "driver":
             self.cuda_driver = self.cuda_driver or value
@@ -252,7 +252,7 @@ class NcclAccumulator:
         elif kind == "setting":
             name, setting, process = value
             values = self.settings.setdefault(name, {})
-            if setting not in values and len(values) < _MAX_VERSIONS:
+            if setting not in values and len(values) < _MAX_VALUES:
                 values[setting] = Evidence(line, text, line_source(text))
             processes = self._set_by.setdefault(name, set())
             if process and len(processes) < _MAX_RANKS:
@@ -262,7 +262,7 @@ class NcclAccumulator:
             key = (group, sequence)
             if key in self.timed_out or len(self.timed_out) < _MAX_GROUPS:
                 operations = self.timed_out.setdefault(key, {})
-                if operation not in operations and len(operations) < _MAX_VERSIONS:
+                if operation not in operations and len(operations) < _MAX_VALUES:
                     operations[operation] = Evidence(line, text, line_source(text))
         elif kind == "progress":
             group, rank, completed = value

@@ -219,16 +219,16 @@ _DRIVER_FAILURE = re.compile(r"\bNVRM: .*\b(?:failed|failure|[Ee]rror)\b")
 _NONZERO_EXIT = re.compile(r"(?i)\bexit(?:ed)?(?: with)?(?: exit)? (?:code|status)"
                            r"\W{0,6}(?!0\b)\d+")
 
-# A line logged at INFO/WARNING/DEBUG level reports, it does not fail: vLLM logs handled
-# tracebacks and predictions ("can cause ...") this way.
 # TensorRT-LLM's Python logger names its level by an initial: "[TRT-LLM] [RANK 0] [W] ...".
 _TRTLLM = "[TRT-LLM]"
 
 
 def _trtllm_level(initials: str) -> str:
-    return rf"|\[TRT-LLM\](?: \[RANK \d+\])? \[[{initials}]\] "
+    return rf"|{re.escape(_TRTLLM)}(?: \[RANK \d+\])? \[[{initials}]\] "
 
 
+# A line logged at INFO/WARNING/DEBUG level reports, it does not fail: vLLM logs handled
+# tracebacks and predictions ("can cause ...") this way.
 _BENIGN_LEVEL = _Level("INFO|WARNING|DEBUG", "IWD",
                        # and a CLI's level word at the line's start (pip's "WARNING: Retrying")
                        rf"|\bNCCL INFO\b|^{_HOST_PREFIX}(?:INFO|WARNING|DEBUG): "
