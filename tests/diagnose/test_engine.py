@@ -270,6 +270,15 @@ def test_lines_with_a_host_prefix_keep_their_log_level() -> None:
     assert diagnose_text(failing).status is not Status.NO_FAILURE
 
 
+def test_c10_s_unpadded_month_keeps_the_log_level() -> None:
+    # torch's C++ log writes March 8 as "W308": a warning there is a note, an error a failure
+    note = ("[rank0]:[W308 06:00:19.118204773 PeerToPeerAccess.cpp:203] Warning: "
+            "nvmlDeviceGetGpuFabricInfoV failed. This function is only supported on sm90+\n")
+    assert diagnose_text(note).status is Status.NO_FAILURE
+    error = "[rank4]:[E521 16:32:41.617302518 ProcessGroupGloo.cpp:143] Gloo handshake: ERROR\n"
+    assert diagnose_text(error).status is not Status.NO_FAILURE
+
+
 def test_a_client_that_gave_up_on_a_server_shows_a_failure() -> None:
     log = "Max retries exceeded with url: /get_model_info (Caused by NewConnectionError)\n"
     assert diagnose_text(log).status is Status.UNKNOWN

@@ -154,9 +154,11 @@ KEYWORDS: dict[str, int] = {
 # Lines whose only sign of failure is their level letter: glog/klog ("E1204 23:27:11.882590  1
 # main.go:83] ...", F for fatal) and Ray's C++ core ("[2026-12-04 23:27:11,882 E 4127 4127]
 # core_worker.cc:..."; C for fatal). Their keywords only find candidates (a letter and a digit
-# are in many healthy lines): `_SEVERITY_PREFIX` decides, in `_judge`.
-PREFIX_KEYWORDS = ("E0", "E1", "F0", "F1", *(f"{digit} {level} " for digit in range(10)
-                                             for level in "EC"))
+# are in many healthy lines): `_SEVERITY_PREFIX` decides, in `_judge`. c10 (torch's C++ log)
+# writes the month unpadded and always bracketed: "[E311 10:02:11.882590 ...]" is March 11.
+PREFIX_KEYWORDS = ("E0", "E1", "F0", "F1", *(f"[{level}{month}" for level in "EF"
+                                             for month in range(2, 10)),
+                   *(f"{digit} {level} " for digit in range(10) for level in "EC"))
 KEYWORDS.update(dict.fromkeys(PREFIX_KEYWORDS, 0))
 KEYWORDS["NVRM: "] = 0  # the NVIDIA driver's kernel lines: `_DRIVER_FAILURE` decides, in `_judge`
 # What the keywords that end on the newline leave in a cleaned line ("Error", "Exception").
@@ -176,9 +178,10 @@ _HOST_PREFIX = r"(?:[\w.-]+: )?"
 
 def _level(names: str, initials: str) -> str:
     """A regex for a line logged at one of these levels by vLLM (with or without the date),
-    glog/c10 (bracketed or not, as torch elastic writes it) or Python logging."""
+    glog/c10 (bracketed or not, as torch elastic writes it; c10's month unpadded) or Python
+    logging."""
     return (rf"\b(?:{names}) (?:\d\d-\d\d \d\d:\d\d:\d\d|\[[\w./-]+\.py:\d+\])"
-            rf"|(?:^{_HOST_PREFIX}|\]:)\[?[{initials}]\d{{4}} \d\d:\d\d:\d\d"
+            rf"|(?:^{_HOST_PREFIX}|\]:)\[?[{initials}]\d{{3,4}} \d\d:\d\d:\d\d"
             rf"|^{_HOST_PREFIX}(?:{names}):[\w.]+:|\[(?:{names})\] ")
 
 
@@ -191,7 +194,7 @@ class _Level:
                  markers: tuple[str, ...] = ()) -> None:
         """`markers`: substrings of `extra` alternatives that hold none of the names."""
         self._names = names.split("|") + list(markers)
-        self._glog_start = re.compile(rf"{_HOST_PREFIX}\[?[{initials}]\d{{4}} ")
+        self._glog_start = re.compile(rf"{_HOST_PREFIX}\[?[{initials}]\d{{3,4}} ")
         self._regex = re.compile(_level(names, initials) + extra)
 
     def matches(self, text: str) -> bool:
@@ -203,7 +206,7 @@ class _Level:
 
 
 # A line logged at ERROR or FATAL level by glog/klog or Ray's C++ core (see PREFIX_KEYWORDS).
-_SEVERITY_PREFIX = re.compile(rf"(?:^{_HOST_PREFIX}|\]:)\[?[EF]\d{{4}} \d\d:\d\d:\d\d"
+_SEVERITY_PREFIX = re.compile(rf"(?:^{_HOST_PREFIX}|\]:)\[?[EF]\d{{3,4}} \d\d:\d\d:\d\d"
                               r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} [EC] \d+ \d+\]")
 
 # A command-line tool's own failure line: it begins with its failure ("Couldn't register MR"),
@@ -271,7 +274,9 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|PCIe Bus Error: severity=Correct(?:ed|able)"
                           # an optional fast path turned off for this GPU (SGLang logs it with no
                           # level: "TorchSymmMemCommunicator: ... communicator is not available")
-                          r"|communicator is not available\b")
+                          r"|communicator is not available\b"
+                          # torch asking NVML for the NVLink fabric on a GPU before Hopper
+                          r"|nvmlDeviceGetGpuFabricInfoV? failed")
 
 # A command echoed after a shell prompt ("$ NCCL_DEBUG=INFO torchrun ...", "# node 1: $ vllm
 # serve ..."): what was run, not what failed.
