@@ -279,6 +279,15 @@ def test_c10_s_unpadded_month_keeps_the_log_level() -> None:
     assert diagnose_text(error).status is not Status.NO_FAILURE
 
 
+def test_a_client_retrying_until_its_server_is_up_is_no_failure() -> None:
+    retry = ("[client] GET http://127.0.0.1:8611/health -> URLError: <urlopen error [Errno 111] "
+             "Connection refused>; server not ready, retrying in 2s\n")
+    served = 'INFO:     127.0.0.1:56590 - "POST /v1/completions HTTP/1.1" 200 OK\n'
+    assert diagnose_text(retry * 3 + served).status is Status.NO_FAILURE
+    gave_up = "[client] GET http://127.0.0.1:8611/health -> URLError: refused; giving up\n"
+    assert diagnose_text(retry * 3 + gave_up).status is not Status.NO_FAILURE
+
+
 def test_a_client_that_gave_up_on_a_server_shows_a_failure() -> None:
     log = "Max retries exceeded with url: /get_model_info (Caused by NewConnectionError)\n"
     assert diagnose_text(log).status is Status.UNKNOWN

@@ -276,7 +276,10 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           # level: "TorchSymmMemCommunicator: ... communicator is not available")
                           r"|communicator is not available\b"
                           # torch asking NVML for the NVLink fabric on a GPU before Hopper
-                          r"|nvmlDeviceGetGpuFabricInfoV? failed")
+                          r"|nvmlDeviceGetGpuFabricInfoV? failed"
+                          # a client announcing its next try ("server not ready, retrying in 2s"):
+                          # what it waits for is known only when the tries run out
+                          r"|\bretrying in \d+(?:\.\d+)? ?(?:s|ms|sec|secs|seconds)\b")
 
 # A command echoed after a shell prompt ("$ NCCL_DEBUG=INFO torchrun ...", "# node 1: $ vllm
 # serve ..."): what was run, not what failed.
