@@ -279,6 +279,12 @@ def test_c10_s_unpadded_month_keeps_the_log_level() -> None:
     assert diagnose_text(error).status is not Status.NO_FAILURE
 
 
+def test_a_port_event_nccl_calls_non_fatal_is_no_failure() -> None:
+    log = ("gpu-c-220:90412:90811 [3] transport/net_ib/common.cc:88 NCCL WARN NET/IB : mlx5_5:1 "
+           "Got non-fatal async event: client reregistration(17)\n")
+    assert diagnose_text(log).status is Status.NO_FAILURE
+
+
 def test_a_client_retrying_until_its_server_is_up_is_no_failure() -> None:
     retry = ("[client] GET http://127.0.0.1:8611/health -> URLError: <urlopen error [Errno 111] "
              "Connection refused>; server not ready, retrying in 2s\n")

@@ -257,6 +257,9 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|Metrics will not be exported|Export metrics to agent failed"
                           r"|NCCL WARN .*(?:maximum allowed, setting|is being ignored"
                           r"|, defaulting to |lib wrapper not initialized|Ignoring "
+                          # the subnet manager's own events, which leave the link up (a new
+                          # master SM asking ports to reregister)
+                          r"|Got non-fatal async event: (?:client reregist|SM change)"
                           # aws-ofi-nccl without its tuner's platform data: NCCL's own tuning
                           r"|Not configuring NCCL_TUNER_PLUGIN|Unable to configure tuner"
                           # NCCL 2.30's IB resiliency asked for on a rail of one HCA: a note
@@ -279,7 +282,10 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|nvmlDeviceGetGpuFabricInfoV? failed"
                           # a client announcing its next try ("server not ready, retrying in 2s"):
                           # what it waits for is known only when the tries run out
-                          r"|\bretrying in \d+(?:\.\d+)? ?(?:s|ms|sec|secs|seconds)\b")
+                          r"|\bretrying in \d+(?:\.\d+)? ?(?:s|ms|sec|secs|seconds)\b"
+                          # kubelet taking a pod out of its Service while it starts: a pod that
+                          # never gets ready shows why elsewhere (its own errors, restarts)
+                          r"|Readiness probe failed: ")
 
 # A command echoed after a shell prompt ("$ NCCL_DEBUG=INFO torchrun ...", "# node 1: $ vllm
 # serve ..."): what was run, not what failed.
