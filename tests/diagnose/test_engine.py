@@ -281,6 +281,11 @@ _RETRY = ("[client] GET http://127.0.0.1:8611/health -> URLError: <urlopen error
     # a port event NCCL itself calls non-fatal (a new subnet manager)
     "gpu-c-220:90412:90811 [3] transport/net_ib/common.cc:88 NCCL WARN NET/IB : mlx5_5:1 "
     "Got non-fatal async event: client reregistration(17)\n",
+    "gpu-c-07:1212:1290 [2] transport/net_ib/common.cc:91 NCCL WARN NET/IB : mlx5_2:1 Got async "
+    "error event: SM change\n",
+    # nccl-tests repeating NCCL's clamped setting in its footer
+    "# error: NET/Socket : the total number of sockets is greater than the maximum allowed, "
+    "setting NCCL_NSOCKS_PERTHREAD to 8\n",
     # a client retrying until its server is up
     _RETRY * 3 + 'INFO:     127.0.0.1:56590 - "POST /v1/completions HTTP/1.1" 200 OK\n',
 ])

@@ -255,11 +255,13 @@ _PYDANTIC_HEADER = re.compile(r"ValidationError: \d+ validation errors? for ")
 # finding no libibverbs ("lib wrapper not initialized": it uses sockets): notes, not failures.
 _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|Metrics will not be exported|Export metrics to agent failed"
-                          r"|NCCL WARN .*(?:maximum allowed, setting|is being ignored"
+                          # (nccl-tests repeats NCCL's last warning in its footer: "# error: ...")
+                          r"|(?:NCCL WARN|^# error:) .*(?:maximum allowed, setting|is being ignored"
                           r"|, defaulting to |lib wrapper not initialized|Ignoring "
                           # the subnet manager's own events, which leave the link up (a new
                           # master SM asking ports to reregister)
-                          r"|Got non-fatal async event: (?:client reregist|SM change)"
+                          r"|Got (?:non-fatal async|async error) event: "
+                          r"(?:client reregist|SM change)"
                           # aws-ofi-nccl without its tuner's platform data: NCCL's own tuning
                           r"|Not configuring NCCL_TUNER_PLUGIN|Unable to configure tuner"
                           # NCCL 2.30's IB resiliency asked for on a rail of one HCA: a note
