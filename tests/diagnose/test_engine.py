@@ -286,6 +286,12 @@ _RETRY = ("[client] GET http://127.0.0.1:8611/health -> URLError: <urlopen error
     # nccl-tests repeating NCCL's clamped setting in its footer
     "# error: NET/Socket : the total number of sockets is greater than the maximum allowed, "
     "setting NCCL_NSOCKS_PERTHREAD to 8\n",
+    # an exception Python reports and ignores (raised in __del__), then the run goes on
+    "Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at 0x7f2b>\n"
+    "Traceback (most recent call last):\n"
+    '  File "torch/utils/data/dataloader.py", line 1654, in __del__\n'
+    "AssertionError: can only join a child process\n"
+    "{'loss': 1.0873, 'epoch': 1.0}\n",
     # a client retrying until its server is up
     _RETRY * 3 + 'INFO:     127.0.0.1:56590 - "POST /v1/completions HTTP/1.1" 200 OK\n',
 ])
@@ -296,6 +302,8 @@ def test_lines_that_only_report_are_no_failure(log: str) -> None:
 @pytest.mark.parametrize("log", [
     "[rank4]:[E521 16:32:41.617302518 ProcessGroupGloo.cpp:143] Gloo handshake: ERROR\n",
     _RETRY * 3 + "[client] GET http://127.0.0.1:8611/health -> URLError: refused; giving up\n",
+    "Exception ignored in: <function Pool.__del__ at 0x7f2b>\nAssertionError: x\n"
+    "RuntimeError: CUDA error: an illegal memory access was encountered\n",
 ])
 def test_the_failures_beside_them_still_show(log: str) -> None:
     assert diagnose_text(log).status is not Status.NO_FAILURE

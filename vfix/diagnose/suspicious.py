@@ -161,6 +161,11 @@ PREFIX_KEYWORDS = ("E0", "E1", "F0", "F1", *(f"[{level}{month}" for level in "EF
                    *(f"{digit} {level} " for digit in range(10) for level in "EC"))
 KEYWORDS.update(dict.fromkeys(PREFIX_KEYWORDS, 0))
 KEYWORDS["NVRM: "] = 0  # the NVIDIA driver's kernel lines: `_DRIVER_FAILURE` decides, in `_judge`
+# Python reporting an exception it then ignores (one raised in __del__ or a callback): the
+# traceback and exception line that follow are a report, and the program goes on.
+_IGNORED_EXCEPTION = "Exception ignored in"
+_IGNORED_REPORT_LINES = 40  # the most lines such a report spans before its exception line
+KEYWORDS[_IGNORED_EXCEPTION] = 0
 # What the keywords that end on the newline leave in a cleaned line ("Error", "Exception").
 _ENDS_ON_NEWLINE = tuple(dict.fromkeys(k.rstrip("\r\n") for k in KEYWORDS if k.endswith("\n")))
 # An exception line: "...Error: ", "...Exception: ", or a class of a module named in full
@@ -361,8 +366,16 @@ class SuspiciousLines:
         self._raised_first = False  # an exception among the first few
         self._later_exception: tuple[int, int, str] | None = None
         self._looked = 0
+        self._ignoring_until = -1  # the last line of a report of an ignored exception
 
     def feed(self, line: int, text: str, score: int) -> None:
+        if _IGNORED_EXCEPTION in text:
+            self._ignoring_until = line + _IGNORED_REPORT_LINES
+            return
+        if line <= self._ignoring_until:
+            if _EXCEPTION_LINE.search(text):
+                self._ignoring_until = -1  # the ignored exception itself: its report ends here
+            return
         if len(self._first) < _KEEP:
             judged = _judge(line, text, score)
             if judged:
