@@ -1043,3 +1043,61 @@ def test_a_network_plugin_s_warn_before_a_dead_worker_is_the_unknown_cause() -> 
     assert result.first_failure is not None and result.first_failure.line == 1  # not the death
     # the dead actor alone proves a failure it cannot explain
     assert diagnose_text(died).status is Status.UNKNOWN
+
+
+_RAY_NOT_UP = ("[2026-09-18 11:02:15,002] Failed to initialize Ray: Could not find any running "
+               "Ray instance. Please specify the one to connect to by setting `--address` flag "
+               "or `RAY_ADDRESS` environment variable.\n")
+
+
+def test_a_wait_for_a_peer_that_ends_when_the_server_becomes_ready_is_no_failure() -> None:
+    assert diagnose_text(_RAY_NOT_UP).status is Status.CAUSE_FOUND
+    result = diagnose_text(_RAY_NOT_UP + "Ray not ready yet. Retrying in 2 seconds...\n" + _READY)
+    assert (result.status, result.root_cause) == (Status.NO_FAILURE, "none")
+
+
+def test_a_broken_library_stays_the_cause_although_the_server_became_ready() -> None:
+    log = ("(Worker pid=1895) ERROR 12-03 15:21:23 [pynccl_wrapper.py:339] Failed to load NCCL "
+           "library from /usr/local/nccl/lib/libnccl.so.2. It is expected if you are not running "
+           "on NVIDIA/AMD GPUs.\n")
+    result = diagnose_text(log + _READY)
+    assert (result.status, result.root_cause) == (Status.CAUSE_FOUND, "nccl_library_load_failed")
+
+
+def test_an_exception_before_the_server_became_ready_is_still_a_failure() -> None:
+    log = _RAY_NOT_UP + "Traceback (most recent call last):\nRuntimeError: worker died\n"
+    assert diagnose_text(log + _READY).status is not Status.NO_FAILURE
+
+
+_PENDING = ("  Warning  FailedScheduling  17m  default-scheduler  0/9 nodes are available: "
+            "6 Insufficient nvidia.com/gpu. preemption: 0/9 nodes are available.\n")
+
+
+def test_a_pod_pending_for_gpus_is_the_cause_only_while_it_waits() -> None:
+    assert diagnose_text(_PENDING).root_cause == "gpu_count_insufficient"
+    scheduled = ("  Normal   Scheduled  3m  default-scheduler  Successfully assigned "
+                 "eval/mmlu-0 to ip-10-20-141-37\n")
+    assert diagnose_text(_PENDING + scheduled).status is Status.NO_FAILURE
+
+
+def test_a_pod_pending_for_gpus_yields_to_another_cause_after_it() -> None:
+    failure = ("[rank29]:RuntimeError: unable to open shared memory object </torch_1_2093> in "
+               "read-write mode: Too many open files (24)\n")
+    result = diagnose_text(_PENDING + failure)
+    assert result.root_cause == "fd_limit_too_low"
+    refused = ("  Normal   NotTriggerScaleUp  14m  cluster-autoscaler  pod didn't trigger "
+               "scale-up: 1 Insufficient nvidia.com/gpu\n")
+    assert diagnose_text(_PENDING + refused + _RAY_NOT_UP).root_cause == "gpu_count_insufficient"
+
+
+_EXIT_BARRIER = ("E1205 16:19:15.856000 612 torch/distributed/elastic/agent/server/api.py:992] "
+                 "Error waiting on exit barrier. Elapsed: {} seconds\n"
+                 "E1205 16:19:15.856000 612 torch/distributed/elastic/agent/server/api.py:992] "
+                 "torch.distributed.DistNetworkError: Failed to recv, got 0 bytes. Connection was "
+                 "likely closed. Did the remote server shutdown or crash?\n")
+
+
+def test_torchrun_losing_its_store_at_the_exit_barrier_right_away_is_no_failure() -> None:
+    assert diagnose_text(_EXIT_BARRIER.format("0.0269625186920166")).status is Status.NO_FAILURE
+    # after the barrier's whole timeout: a peer agent never finished
+    assert diagnose_text(_EXIT_BARRIER.format("300.7731730937958")).status is not Status.NO_FAILURE

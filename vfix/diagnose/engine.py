@@ -207,6 +207,7 @@ def _rank(signatures: Sequence[Signature], matched: dict[int, Matched],
             matches=record.count,
         ))
     candidates = _after_an_earlier_cause(signatures, candidates)
+    candidates = _transient_beside_a_cause(signatures, candidates)
     # ties go to the signature written first (not to the order its keywords were found in)
     written = {signature.id: number for number, signature in enumerate(signatures)}
     candidates.sort(key=lambda c: (_KIND_ORDER[c.kind], -c.confidence, c.evidence[0].line,
@@ -246,6 +247,17 @@ def _ended_before_the_timeouts(signatures: Sequence[Signature],
 _SAME_REPORT_LINES = 5
 
 
+def _transient_beside_a_cause(signatures: Sequence[Signature],
+                              candidates: list[Candidate]) -> list[Candidate]:
+    """Causes of signatures that report a passing state (`transient`) become hints when
+    another cause shows, before or after them."""
+    passing = {s.id for s in signatures if s.transient}
+    if not any(c.kind == "cause" and c.signature not in passing for c in candidates):
+        return candidates
+    return [replace(c, kind="hint") if c.signature in passing and c.kind == "cause" else c
+            for c in candidates]
+
+
 def _after_an_earlier_cause(signatures: Sequence[Signature],
                             candidates: list[Candidate]) -> list[Candidate]:
     """Causes of signatures that also follow from an earlier failure (`follows_earlier_cause`)
@@ -275,7 +287,7 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
     else:
         candidates, failing, status = _judge(candidates, lines, accumulator, summary, scanner,
                                              lifecycle.stopped_healthy_at(), unexplained_alone,
-                                             rendezvous)
+                                             rendezvous, lifecycle)
     causes = [c for c in candidates if c.kind == "cause"]
     first = min((c.evidence[0] for c in causes), key=lambda e: e.line, default=None)
     first = first or lines.first_failure()
@@ -303,8 +315,8 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
 
 def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
            accumulator: nccl.NcclAccumulator, summary: NcclSummary | None, scanner: Scanner,
-           stop_line: int, unexplained_alone: frozenset[str], rendezvous: frozenset[str]
-           ) -> tuple[list[Candidate], list[Candidate], Status]:
+           stop_line: int, unexplained_alone: frozenset[str], rendezvous: frozenset[str],
+           lifecycle: shutdown.Lifecycle) -> tuple[list[Candidate], list[Candidate], Status]:
     """The failing candidates, best first, and the status of a run that did not hang until
     someone pressed Ctrl-C."""
     failing = [c for c in candidates if c.kind != "hint"]
@@ -348,9 +360,27 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
             candidates, failing = _first(chosen, candidates), _first(chosen, failing)
     if stop_line and not _failed_before(stop_line, candidates, lines):
         return candidates, [], Status.NO_FAILURE  # only the teardown of a stopped server failed
+    if _waited_out(lifecycle, candidates, lines):
+        return candidates, [], Status.NO_FAILURE  # it waited for something, then it came
     if failing:
         return candidates, failing, Status.CAUSE_FOUND
     return candidates, failing, Status.UNKNOWN if lines.failed else Status.NO_FAILURE
+
+
+# Causes that are a wait while a deployment starts: over once the server is ready, and (the
+# last) once Kubernetes placed the pod that waited for GPUs.
+_WAITED_OUT = frozenset({"rendezvous_unreachable", "ray_cluster_incomplete", "mps_not_ready",
+                         "imex_not_ready", "gpu_count_insufficient"})
+_WAITED_FOR_NODES = frozenset({"gpu_count_insufficient"})
+
+
+def _waited_out(lifecycle: shutdown.Lifecycle, candidates: list[Candidate],
+                lines: suspicious.SuspiciousLines) -> bool:
+    ready = lifecycle.first.get(shutdown.Event.READY, 0)
+    scheduled = lifecycle.first.get(shutdown.Event.SCHEDULED, 0)
+    return ((ready > 0 and _waited_out_before(ready, _WAITED_OUT, candidates, lines))
+            or (scheduled > 0
+                and _waited_out_before(scheduled, _WAITED_FOR_NODES, candidates, lines)))
 
 
 def _fell_back(hint: Candidate, summary: NcclSummary | None) -> bool:
@@ -372,6 +402,20 @@ def _failed_before(line: int, candidates: list[Candidate],
     first = lines.earliest()
     return ((first is not None and first.line < line)
             or any(c.evidence[0].line < line for c in candidates if c.kind != "hint"))
+
+
+def _waited_out_before(line: int, waits: frozenset[str], candidates: list[Candidate],
+                       lines: suspicious.SuspiciousLines) -> bool:
+    """Whether everything that failed came before `line` (where the server became ready, or
+    the pod was placed) and was one of `waits`, which end by themselves (a peer, daemon or node
+    not up yet, a pod not yet placed), or a probe or a client that gave up early. A broken
+    library, disk or GPU stays broken although the server started, and an exception or a crash
+    is a process that died and was restarted."""
+    latest = lines.latest()
+    causes = [c for c in candidates if c.kind != "hint"]
+    return ((latest is not None or bool(causes)) and not lines.raised
+            and (latest is None or latest.line < line)
+            and all(c.evidence[-1].line < line and c.root_cause in waits for c in causes))
 
 
 def _summary_causes(accumulator: nccl.NcclAccumulator) -> list[Candidate]:

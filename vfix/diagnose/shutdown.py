@@ -1,4 +1,5 @@
-"""A server's life in its log: ready to serve, asked to stop (SIGTERM), interrupted (SIGINT).
+"""A server's life in its log: ready to serve, asked to stop (SIGTERM), interrupted (SIGINT);
+and a pod's placement on a node (what a pod pending for GPUs waited for).
 
 Errors a server prints while it is being stopped are not a failure: vLLM 0.26 logs
 EngineDeadError while it shuts down. A log whose first failing line comes after a SIGTERM is a
@@ -15,6 +16,7 @@ from enum import Enum
 
 class Event(Enum):
     READY = "ready"
+    SCHEDULED = "scheduled"  # Kubernetes placed a pod on a node
     STOP = "stop"
     INTERRUPT = "interrupt"
     SHUTDOWN = "shutdown"  # vLLM tearing its processes down, whatever asked it to
@@ -23,7 +25,9 @@ class Event(Enum):
 # Lines that may mark an event; the scanner only hands over lines holding one of these.
 KEYWORDS = ("received signal=SIGTERM", "received signal=SIGINT", "KeyboardInterrupt",
             "Application startup complete", "[shutdown]", "Received 15 signal",
-            "Received 2 signal", "death signal", "API server: shutdown triggered")
+            "Received 2 signal", "death signal", "API server: shutdown triggered",
+            "The server is fired up and ready to roll", "Successfully assigned ",
+            "Error waiting on exit barrier")
 # vLLM V1: "[shutdown] EngineCore: trigger received signal=SIGTERM" (a process still starting
 # up raises KeyboardInterrupt instead); uvicorn (vLLM's API server): "INFO:     Application
 # startup complete."
@@ -33,11 +37,21 @@ _EVENTS = (
     # death signal"), shutting down workers
     # vLLM 0.26's API server told to stop ("[shutdown] API server: shutdown triggered"), by a
     # signal it does not name or by its engine's death (whose error comes before)
+    # torchrun's agent failing its exit barrier, which it waits in only once its workers all
+    # finished, at once ("Error waiting on exit barrier. Elapsed: 0.03 seconds": the agent that
+    # held the store finished first and left); after the barrier's timeout (300 s) it is a
+    # peer that never finished
     (re.compile(r"received signal=SIGTERM\b|\bAPI server: shutdown triggered\b"
-                r"|\bReceived (?:15|Signals\.SIGTERM) (?:death )?signal\b"), Event.STOP),
+                r"|\bReceived (?:15|Signals\.SIGTERM) (?:death )?signal\b"
+                r"|\bError waiting on exit barrier\. Elapsed: \d{1,2}(?:\.\d+)? seconds"),
+     Event.STOP),
     (re.compile(r"received signal=SIGINT\b|\bKeyboardInterrupt\b"
                 r"|\bReceived (?:2|Signals\.SIGINT) (?:death )?signal\b"), Event.INTERRUPT),
-    (re.compile(r"\bINFO:\s+Application startup complete\b"), Event.READY),
+    # and SGLang's: "The server is fired up and ready to roll!"
+    (re.compile(r"\bINFO:\s+Application startup complete\b"
+                r"|\bThe server is fired up and ready to roll\b"), Event.READY),
+    # the scheduler's event: "Successfully assigned llm/vllm-0 to gpu-node-3"
+    (re.compile(r"\bSuccessfully assigned \S+ to \S"), Event.SCHEDULED),
     # vLLM 0.26: "[shutdown] Executor: waiting for worker exit" (a signal it does not name)
     (re.compile(r"\[shutdown\] "), Event.SHUTDOWN),
 )

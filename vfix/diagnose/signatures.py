@@ -75,6 +75,9 @@ class Signature(_Strict):
     # The message also follows from a peer that failed first (a connection to a dead rank's
     # closed port is refused): when another cause shows earlier, this is its consequence.
     follows_earlier_cause: bool = False
+    # The message reports a state that passes by itself (a pod pending while the cluster adds
+    # nodes): when another cause shows anywhere in the log, that one is the failure.
+    transient: bool = False
     # A consequence that, when no cause shows, still proves the run failed without saying why
     # (a native crash, a worker that never registered): the answer is then unknown.
     unexplained_alone: bool = False

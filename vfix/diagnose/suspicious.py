@@ -429,6 +429,11 @@ class SuspiciousLines:
         items = self._all()
         return _evidence(items[0]) if items else None
 
+    def latest(self) -> Evidence | None:
+        """The latest failing line."""
+        items = self._all()
+        return _evidence(max(items, key=lambda item: item[1])) if items else None
+
     def first_exception(self) -> Evidence | None:
         """The earliest exception/crash line."""
         strong = [item for item in self._all() if item[0] >= 3]
