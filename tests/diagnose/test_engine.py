@@ -1101,3 +1101,24 @@ def test_torchrun_losing_its_store_at_the_exit_barrier_right_away_is_no_failure(
     assert diagnose_text(_EXIT_BARRIER.format("0.0269625186920166")).status is Status.NO_FAILURE
     # after the barrier's whole timeout: a peer agent never finished
     assert diagnose_text(_EXIT_BARRIER.format("300.7731730937958")).status is not Status.NO_FAILURE
+
+
+@pytest.mark.parametrize("line", [
+    # huggingface_hub resuming a download (it raises when its tries run out)
+    "(Worker_TP0 pid=401) Error while downloading from https://huggingface.co/Qwen/Qwen3-32B/"
+    "resolve/main/model-00009-of-00017.safetensors: [Errno 104] Connection reset by peer",
+    # SGLang's model registry skipping a model class it cannot import
+    "[2026-08-03 11:02:03 TP0] Ignore import error when loading sglang.srt.models.glm4v_moe: "
+    "No module named 'transformers.models.glm4v_moe'",
+])
+def test_errors_the_run_goes_on_after_are_no_failure(line: str) -> None:
+    assert diagnose_text(line + "\n").status is Status.NO_FAILURE
+
+
+def test_a_parallel_plan_an_admission_webhook_refuses_is_a_partitioning_failure() -> None:
+    log = ('for: "llmisvc.yaml": error when patching "llmisvc.yaml": admission webhook '
+           '"llminferenceservice.kserve-webhook-server.v1alpha2.validator" denied the request: '
+           'spec.parallelism: Invalid value: {"tensor":8,"pipeline":2,"data":4}: cannot set both '
+           'pipeline parallelism and data parallelism\n')
+    result = diagnose_text(log)
+    assert (result.status, result.layer) == (Status.UNKNOWN, "partitioning")

@@ -96,6 +96,9 @@ KEYWORDS: dict[str, int] = {
     ": fatal: ": 2,  # Slurm's own refusals ("sbatch: fatal: --gpus-per-node and --gres=gpu ...")
     "Warning  ": 2,  # a Kubernetes event of type Warning, as kubectl describe prints it
     "Error from server (": 3,  # the Kubernetes API refused a request (kubectl, "(Forbidden)")
+    # and an admission webhook refused an object ('for: "x.yaml": admission webhook
+    # "vdynamographdeployment.kb.io" denied the request: spec...: Invalid value: ...')
+    "denied the request: ": 3,
     "pthread_create failed": 2,  # no thread could start: a pids/threads limit (OpenBLAS, OpenMP)
     "can't start new thread": 2,  # Python's RuntimeError for the same
     "Max retries exceeded with url": 2,  # urllib3/requests gave up on a server (not up, refused)
@@ -271,8 +274,14 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|Not configuring NCCL_TUNER_PLUGIN|Unable to configure tuner"
                           # NCCL 2.30's IB resiliency asked for on a rail of one HCA: a note
                           r"|Resiliency is enabled on a \w+ communicator .* single device)"
-                          # huggingface_hub's http_backoff, before it retries the request
+                          # huggingface_hub's http_backoff, before it retries the request, and
+                          # its download resuming after a broken connection (it raises when the
+                          # tries run out: "Error while downloading from URL: ...\nTrying to
+                          # resume download...")
                           r"|' thrown while requesting (?:GET|HEAD|POST) "
+                          r"|^(?:\(\w+ pid=\d+\) )?Error while downloading from https?://"
+                          # SGLang's model registry skipping a model class it cannot import
+                          r"|Ignore import error when loading "
                           # Open MPI skipping an optional component it cannot load (hcoll, ucc)
                           r"|mca_base_component_repository_open: unable to open "
                           # slurmstepd falling back to /tmp for a TMPDIR it could not create
