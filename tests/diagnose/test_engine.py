@@ -13,6 +13,7 @@ from vfix.diagnose import (
     diagnose_stream,
     diagnose_text,
     firewall,
+    progress,
     scanner,
     tally,
 )
@@ -1122,3 +1123,32 @@ def test_a_parallel_plan_an_admission_webhook_refuses_is_a_partitioning_failure(
            'pipeline parallelism and data parallelism\n')
     result = diagnose_text(log)
     assert (result.status, result.layer) == (Status.UNKNOWN, "partitioning")
+
+
+_WATCHDOG = ("[rank3]:[E311 02:14:41.022133 241 ProcessGroupNCCL.cpp:2027] [PG ID 0 PG GUID 0"
+             "(default_pg) Rank 3] Process group watchdog thread terminated with exception: "
+             "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=8812, "
+             "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600042 "
+             "milliseconds before timing out.\n")
+_STEPS = "".join(f"step {n} | loss 1.40{n % 10} | 4.08 s/step\n" for n in range(18201, 18204))
+
+
+def test_a_run_that_trained_on_after_its_peers_timed_out_recovered() -> None:
+    assert diagnose_text(_WATCHDOG).status is not Status.NO_FAILURE
+    assert diagnose_text(_WATCHDOG + _STEPS).status is Status.NO_FAILURE
+    # one step may be one that finished while the peer was failing
+    assert diagnose_text(_WATCHDOG + _STEPS.splitlines(keepends=True)[0]).status \
+        is not Status.NO_FAILURE
+
+
+def test_a_cause_stays_one_however_long_the_run_trained_on() -> None:
+    gid = ("roce-a100-11:22904:23011 [0] transport/net_ib/common.cc:153 NCCL WARN NET/IB : "
+           "mlx5_bond_0:1 GID table changed\n")
+    result = diagnose_text(gid + _STEPS)
+    assert (result.status, result.root_cause) == (Status.CAUSE_FOUND, "ib_hca_unusable")
+
+
+def test_training_steps_are_read_off_the_end_of_the_input() -> None:
+    tail = (b"cut first line\nstep 3 | loss 1.2\nnothing\n"
+            b"Epoch 12:  52%| 2601/5004 [1:18:46, loss=2.064]\n")
+    assert progress.step_lines(tail, 104) == [102, 104]

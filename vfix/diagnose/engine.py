@@ -18,6 +18,7 @@ from vfix.diagnose import (
     firewall,
     nccl,
     nccl_rules,
+    progress,
     shutdown,
     silent_death,
     stall,
@@ -117,7 +118,10 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
     lifecycle = shutdown.Lifecycle()
     rendezvous: set[str] = set()
     cached = verdicts.cached
+    tail = b""
     for span in scanner.spans(stream):
+        tail = (tail + span.buf[max(span.start, span.end - progress.TAIL_BYTES):span.end]
+                )[-progress.TAIL_BYTES:]
         # A line cut in pieces has one number: its later pieces are counted the careful way.
         piece = span.start if span.continued else -1
         # The hot loop: every line holding a signature or NCCL keyword.
@@ -147,8 +151,9 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
         return _unusable(name, "the input is not text (binary data)", scanner)
     candidates = _rank(plan.signatures, tally.matched, tally.context_seen,
                        lifecycle.ended_at(scanner.lines), lifecycle.hung_until())
+    steps = progress.step_lines(tail, scanner.lines)
     return _conclude(name, candidates, lines, summary, scanner, lifecycle,
-                     plan.unexplained_alone, frozenset(rendezvous))
+                     plan.unexplained_alone, frozenset(rendezvous), steps)
 
 
 def _fill(template: str, groups: dict[str, str]) -> str:
@@ -271,7 +276,7 @@ def _after_an_earlier_cause(signatures: Sequence[Signature],
 def _conclude(name: str, candidates: list[Candidate], lines: suspicious.SuspiciousLines,
               accumulator: nccl.NcclAccumulator, scanner: Scanner,
               lifecycle: shutdown.Lifecycle, unexplained_alone: frozenset[str],
-              rendezvous: frozenset[str]) -> Diagnosis:
+              rendezvous: frozenset[str], steps: list[int]) -> Diagnosis:
     summary = accumulator.summary(scanner.last_nccl)
     hung = lifecycle.hung_until()
     if hung and not any(c.evidence[0].line < hung for c in candidates if c.kind != "hint"):
@@ -287,7 +292,7 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
     else:
         candidates, failing, status = _judge(candidates, lines, accumulator, summary, scanner,
                                              lifecycle.stopped_healthy_at(), unexplained_alone,
-                                             rendezvous, lifecycle)
+                                             rendezvous, lifecycle, steps)
     causes = [c for c in candidates if c.kind == "cause"]
     first = min((c.evidence[0] for c in causes), key=lambda e: e.line, default=None)
     first = first or lines.first_failure()
@@ -316,7 +321,8 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
 def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
            accumulator: nccl.NcclAccumulator, summary: NcclSummary | None, scanner: Scanner,
            stop_line: int, unexplained_alone: frozenset[str], rendezvous: frozenset[str],
-           lifecycle: shutdown.Lifecycle) -> tuple[list[Candidate], list[Candidate], Status]:
+           lifecycle: shutdown.Lifecycle, steps: list[int]
+           ) -> tuple[list[Candidate], list[Candidate], Status]:
     """The failing candidates, best first, and the status of a run that did not hang until
     someone pressed Ctrl-C."""
     failing = [c for c in candidates if c.kind != "hint"]
@@ -360,6 +366,8 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
             candidates, failing = _first(chosen, candidates), _first(chosen, failing)
     if stop_line and not _failed_before(stop_line, candidates, lines):
         return candidates, [], Status.NO_FAILURE  # only the teardown of a stopped server failed
+    if _trained_on(steps, candidates, lines):
+        return candidates, [], Status.NO_FAILURE  # it recovered: the run trained on after them
     if _waited_out(lifecycle, candidates, lines):
         return candidates, [], Status.NO_FAILURE  # it waited for something, then it came
     if failing:
@@ -372,6 +380,26 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
 _WAITED_OUT = frozenset({"rendezvous_unreachable", "ray_cluster_incomplete", "mps_not_ready",
                          "imex_not_ready", "gpu_count_insufficient"})
 _WAITED_FOR_NODES = frozenset({"gpu_count_insufficient"})
+
+
+# Steps logged after the last failure that show a run went on (one may be a step finished
+# while a peer was failing).
+_STEPS_AFTER = 2
+
+
+def _trained_on(steps: list[int], candidates: list[Candidate],
+                lines: suspicious.SuspiciousLines) -> bool:
+    """Whether the run logged training steps after everything that failed, and what failed was
+    only a consequence (a peer's timeout, a restart) or a wait that ends: an elastic restart or
+    a requeue it recovered from. A cause (a slow link, a bad GPU) stays one however long the
+    run went on with it."""
+    latest = lines.latest()
+    causes = [c for c in candidates if c.kind != "hint"]
+    if latest is None and not causes:
+        return False
+    last = max([latest.line if latest else 0, *(c.evidence[-1].line for c in causes)])
+    return (sum(1 for line in steps if line > last) >= _STEPS_AFTER
+            and all(c.kind == "consequence" or c.root_cause in _WAITED_OUT for c in causes))
 
 
 def _waited_out(lifecycle: shutdown.Lifecycle, candidates: list[Candidate],
