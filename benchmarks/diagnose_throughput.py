@@ -9,8 +9,10 @@ tests/data/logs: held-out and unseen logs stay unread):
   server log is made of), then a real NCCL load failure with core dump at the very end;
 - dense: the dev and fresh failure logs repeated (every few lines a traceback or a WARN), as
   ranks and retries repeat the same lines: most lines must be looked at, each distinct one once;
-- dense, numbered: the same with a counter before every line, as timestamps and pids make
-  every line of a real log distinct: the worst case, every hit line judged afresh.
+- stamped: the same with a date and time before every line, each a microsecond later, as
+  real logs stamp them (every line distinct, but only by its time);
+- numbered: the same with a counter before every line instead (as `cat -n` or a pid would make
+  them distinct): the worst case, every hit line judged afresh.
 Baselines: `for line in stream` (Python's own line loop, doing nothing), and one regex made of
 all signature keywords run on every line (the naive design; at ~0.2 MB/s it is timed on the
 first NAIVE_BYTES of each log only).
@@ -60,6 +62,12 @@ def dense_log(size: int) -> bytes:
     return corpus * max(1, size // len(corpus))
 
 
+def stamped(data: bytes) -> bytes:
+    return b"".join(b"2026-12-05 16:%02d:%02d.%06d " % (number // 60_000_000 % 60,
+                                                       number // 1_000_000 % 60, number % 1_000_000)
+                    + line for number, line in enumerate(data.splitlines(keepends=True)))
+
+
 def numbered(data: bytes) -> bytes:
     return b"".join(b"%d " % number + line
                     for number, line in enumerate(data.splitlines(keepends=True)))
@@ -99,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     _plan()  # load and compile the signatures outside the timing
     dense = dense_log(args.mb * 1_000_000 // 8)
     logs = {"serving": serving_log(args.mb * 1_000_000), "dense": dense,
+            "stamped": stamped(dense[: len(dense) // 8]),
             "numbered": numbered(dense[: len(dense) // 8])}
     print("MB/s of wall-clock time (of CPU time, all threads, in brackets)")
     print(f"{'log':<8} {'MB':>5} {'diagnose':>16} {'line loop':>16} {'naive regex':>16} "

@@ -237,6 +237,19 @@ def test_results_do_not_depend_on_chunks_or_the_line_cache(
     assert expected["suspicious"] and expected["candidates"][0]["matches"] > 5
 
 
+def test_lines_distinct_only_by_their_times_share_a_verdict_but_keep_their_text() -> None:
+    lines = [b"2026-12-05 16:%02d:%02d.%06d worker exited with exit code %d\n"
+             % (n // 60, n % 60, n, n % 2) for n in range(12)]
+    result = diagnose_stream(io.BytesIO(b"".join(lines)))
+    # each line judged as if alone: the exit code (not a time) still tells them apart, and
+    # each failing line is shown as it was written
+    assert [e.text for e in result.suspicious] == [
+        line.decode().strip() for line in lines if line.endswith(b"code 1\n")]
+    later = b"".join(line.replace(b"16:", b"17:") for line in lines)
+    assert list(diagnose_stream(io.BytesIO(later)).to_dict()["suspicious"]) == [
+        {**e, "text": e["text"].replace("16:", "17:")} for e in result.to_dict()["suspicious"]]
+
+
 def test_signature_keywords_match_whatever_the_letter_case() -> None:
     # nvidia-container-cli quotes NVML's "Driver/library version mismatch" in lower case
     log = "nvidia-container-cli: initialization error: nvml error: driver/library version mismatch"

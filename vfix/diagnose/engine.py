@@ -28,7 +28,7 @@ from vfix.diagnose import (
 )
 from vfix.diagnose.layer_guess import guess_layer
 from vfix.diagnose.model import Candidate, Diagnosis, Evidence, FixStep, NcclSummary, Status
-from vfix.diagnose.scanner import Keywords, Locator, Scanner, Span
+from vfix.diagnose.scanner import MAX_LINE_CHARS, Keywords, Locator, Scanner, Span, clean_line
 from vfix.diagnose.signatures import Pattern, Signature, load_signatures
 from vfix.diagnose.tally import KeywordRole, Matched, Tally, Verdicts
 from vfix.errors import VfixError
@@ -110,7 +110,7 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
     """Diagnose one input read from a binary stream, in bounded memory."""
     plan = _Plan(signatures) if signatures is not None else _plan()
     scanner = Scanner(plan.finder, (plan.locate_signal, plan.locate_suspicious))
-    verdicts = Verdicts(plan, scanner.describe)
+    verdicts = Verdicts(plan, scanner.describe, clean_line, MAX_LINE_CHARS)
     tally = Tally(plan.waiting)
     lines = suspicious.SuspiciousLines()
     summary = nccl.NcclAccumulator()

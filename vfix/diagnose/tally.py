@@ -102,6 +102,17 @@ class Verdict:
         self.records: tuple[tuple[Matched, int], ...] = ()
         self.repeats = 0
 
+    def at_another_time(self, text: str) -> Verdict:
+        """This verdict for a line that differs from this one's only in its dates and times."""
+        other = Verdict.__new__(Verdict)
+        for name in ("contexts", "event", "failing", "hits", "nccl", "rendezvous", "score",
+                     "tallied"):
+            setattr(other, name, getattr(self, name))
+        other.text, other._source = text, None
+        # settled: its records hold all the evidence another copy could add (see Tally._settles)
+        other.settled, other.records, other.repeats = self.settled, self.records, 0
+        return other
+
     @property
     def source(self) -> str | None:
         if self._source is None:
@@ -167,17 +178,37 @@ class Tally:
         return self.context_seen.issuperset(verdict.contexts)
 
 
+# Dates and clock times as logs stamp their lines ("2026-12-05", "INFO 12-05 16:01:32",
+# "[W1205 16:01:32.118", "2026-12-05T16:01:32.123Z"): they make every line of a real log distinct,
+# and what a line means never depends on their values (no signature, level or event reads them).
+_CLOCK = re.compile(rb"(?<![\d:.-])(?:\d{4}-\d\d-\d\d|\d\d-\d\d(?= \d\d:))"
+                    rb"|(?<![\d:])\d\d?:\d\d:\d\d(?:[.,]\d{1,9})?(?![\d:])"
+                    rb"|(?<=[IWEF])\d{4}(?= \d\d:\d\d:\d\d)")
+_CLOCK_BYTES = 64  # of a line's start where its stamp is looked for (searching all costs more)
+_ZEROS = bytes.maketrans(b"123456789", b"000000000")
+
+
+def _any_time(found: re.Match[bytes]) -> bytes:
+    return found.group().translate(_ZEROS)
+
+
 class Verdicts:
-    """Verdicts of raw lines, cached up to a memory budget (then the cache starts over)."""
+    """Verdicts of raw lines, cached up to a memory budget (then the cache starts over). A line
+    that differs from one judged before only in its dates and times (`_CLOCK`, every digit of
+    them made 0) takes that one's verdict with its own text, unjudged: a log whose lines are
+    all distinct by their timestamps costs little more than one that repeats them."""
 
     MAX_BYTES = 16 << 20  # of cached lines
     MAX_KEY_BYTES = 64 << 10  # longer lines are judged every time
 
-    def __init__(self, plan: Plan,
-                 describe: Callable[[bytes], tuple[str, frozenset[int]]]) -> None:
+    def __init__(self, plan: Plan, describe: Callable[[bytes], tuple[str, frozenset[int]]],
+                 clean: Callable[[bytes], str], max_clean: int) -> None:
         self._plan = plan
         self._describe = describe  # raw line -> (cleaned text, keyword ids)
+        self._clean = clean  # raw line of at most `max_clean` bytes -> its cleaned text
+        self._max_clean = max_clean
         self._cache: dict[bytes, Verdict] = {}
+        self._timeless: dict[bytes, Verdict] = {}  # by the line with its times made 0
         self._bytes = 0
 
         self.cached = self._cache.get  # the hot path: a line seen before
@@ -185,15 +216,25 @@ class Verdicts:
     def of(self, raw: bytes) -> Verdict:
         verdict = self._cache.get(raw)
         if verdict is None:
-            verdict = Verdict(self._plan, *self._describe(raw))
-            if len(raw) <= self.MAX_KEY_BYTES:
-                # a key and its text, counted generously with their object overhead
-                self._bytes += 2 * len(raw) + 4 * len(verdict.text) + 512
-                if self._bytes > self.MAX_BYTES:
-                    self.flush()
-                    self._cache.clear()
-                    self._bytes = 0
-                self._cache[raw] = verdict
+            if len(raw) > self.MAX_KEY_BYTES:
+                return Verdict(self._plan, *self._describe(raw))
+            # (cut at a space: a stamp is never cut, nor what follows it judged wrongly)
+            cut = raw.find(b" ", _CLOCK_BYTES) % (len(raw) + 1)
+            timeless = _CLOCK.sub(_any_time, raw[:cut]) + raw[cut:]
+            same = self._timeless.get(timeless) if len(raw) <= self._max_clean else None
+            if same is not None:
+                verdict = same.at_another_time(self._clean(raw))
+            else:
+                verdict = Verdict(self._plan, *self._describe(raw))
+                self._timeless[timeless] = verdict
+            # the keys and the text, counted generously with their object overhead
+            self._bytes += 4 * len(raw) + 4 * len(verdict.text) + 768
+            if self._bytes > self.MAX_BYTES:
+                self.flush()
+                self._cache.clear()
+                self._timeless.clear()
+                self._bytes = 0
+            self._cache[raw] = verdict
         return verdict
 
     def flush(self) -> None:
