@@ -1165,3 +1165,27 @@ def test_training_steps_are_read_off_the_end_of_the_input() -> None:
     tail = (b"cut first line\nstep 3 | loss 1.2\nnothing\n"
             b"Epoch 12:  52%| 2601/5004 [1:18:46, loss=2.064]\n")
     assert progress.step_lines(tail, 104) == [102, 104]
+
+
+_RAY_PG_WAIT = ("(EngineCore pid=790) WARNING 11-26 09:18:01 [ray_utils.py:356] The number of "
+                "required GPUs exceeds the total number of available GPUs in the placement group.\n"
+                "(EngineCore pid=790) INFO 11-26 09:18:11 [ray_utils.py:228] Waiting for creating "
+                "a placement group of specs for 10 seconds. specs=[{'GPU': 1.0}, {'GPU': 1.0}]. "
+                "Check `ray status` and `ray list nodes` to see if you have enough resources, and "
+                "make sure the IP addresses used by ray cluster are the same as VLLM_HOST_IP "
+                "environment variable specified in each node if you are running on a multi-node.\n")
+
+
+def test_a_ray_cluster_short_of_the_pod_that_waits_for_gpus_is_the_cause() -> None:
+    # the wait is not where the log ends: the engine gave up after it
+    result = diagnose_text(_PENDING + _RAY_PG_WAIT + "(APIServer pid=611) RuntimeError: Engine "
+                           "core initialization failed. See root cause above.\n" * 6)
+    assert result.root_cause == "ray_cluster_incomplete"
+
+
+def test_a_kernel_fault_before_its_peers_timed_out_goes_above_their_timeouts() -> None:
+    log = ("(EngineCore_DP11 pid=61491) ERROR 12-05 14:52:17 [core.py:2806] "
+           "torch.AcceleratorError: CUDA error: misaligned address\n"
+           "Warning: DeepEP timeout for combine receive, rank 9, local_expert_idx 3, "
+           "src_rank 11\n")
+    assert diagnose_text(log).root_cause == "cuda_kernel_fault"

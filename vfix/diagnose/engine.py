@@ -179,7 +179,8 @@ def _feed_suspicious(span: Span, verdicts: Verdicts, lines: suspicious.Suspiciou
 
 
 _MAX_MERGED_EVIDENCE = 8  # lines one candidate cites once others of its root cause merge in
-_TIMEOUT_SIGNATURE = "nccl-watchdog-timeout"
+_TIMEOUT_CAUSE = "nccl_timeout_rank_died"
+_RAY_SHORT = "ray_cluster_incomplete"
 
 
 def _rank(signatures: Sequence[Signature], matched: dict[int, Matched],
@@ -237,7 +238,7 @@ def _ended_before_the_timeouts(signatures: Sequence[Signature],
     collective timeouts it came before: the peers timed out because that process was gone. One
     that came after them (a harness killing a hung job) stays below."""
     explaining = {s.id for s in signatures if s.explains_later_timeouts}
-    timeout = next((c for c in candidates if c.signature == _TIMEOUT_SIGNATURE), None)
+    timeout = next((c for c in candidates if c.root_cause == _TIMEOUT_CAUSE), None)
     if timeout is None:
         return candidates
     earlier = [c for c in candidates if c.signature in explaining and c.kind == timeout.kind
@@ -255,12 +256,18 @@ _SAME_REPORT_LINES = 5
 def _transient_beside_a_cause(signatures: Sequence[Signature],
                               candidates: list[Candidate]) -> list[Candidate]:
     """Causes of signatures that report a passing state (`transient`) become hints when
-    another cause shows, before or after them."""
+    another cause shows, before or after them. A Ray cluster short of the node such a wait
+    kept out is what the deployment failed on (LABELLING.md): it becomes the cause."""
     passing = {s.id for s in signatures if s.transient}
-    if not any(c.kind == "cause" and c.signature not in passing for c in candidates):
+    waiting = [c for c in candidates if c.signature in passing and c.kind == "cause"]
+    if not waiting:
         return candidates
-    return [replace(c, kind="hint") if c.signature in passing and c.kind == "cause" else c
-            for c in candidates]
+    if not any(c.kind == "cause" and c.signature not in passing for c in candidates):
+        if not any(c.root_cause == _RAY_SHORT for c in candidates):
+            return candidates
+        candidates = [replace(c, kind="cause") if c.root_cause == _RAY_SHORT else c
+                      for c in candidates]
+    return [replace(c, kind="hint") if c in waiting else c for c in candidates]
 
 
 def _after_an_earlier_cause(signatures: Sequence[Signature],
@@ -376,10 +383,10 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
 
 
 # Causes that are a wait while a deployment starts: over once the server is ready, and (the
-# last) once Kubernetes placed the pod that waited for GPUs.
+# last two) once Kubernetes placed the pod that waited for GPUs, or that a Ray cluster waited for.
 _WAITED_OUT = frozenset({"rendezvous_unreachable", "ray_cluster_incomplete", "mps_not_ready",
                          "imex_not_ready", "gpu_count_insufficient"})
-_WAITED_FOR_NODES = frozenset({"gpu_count_insufficient"})
+_WAITED_FOR_NODES = frozenset({"gpu_count_insufficient", "ray_cluster_incomplete"})
 
 
 # Steps logged after the last failure that show a run went on (one may be a step finished
