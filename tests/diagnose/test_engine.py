@@ -13,7 +13,7 @@ from vfix.diagnose import (
     diagnose_stream,
     diagnose_text,
     firewall,
-    progress,
+    recovery,
     scanner,
     tally,
 )
@@ -1164,7 +1164,7 @@ def test_a_cause_stays_one_however_long_the_run_trained_on() -> None:
 def test_training_steps_are_read_off_the_end_of_the_input() -> None:
     tail = (b"cut first line\nstep 3 | loss 1.2\nnothing\n"
             b"Epoch 12:  52%| 2601/5004 [1:18:46, loss=2.064]\n")
-    assert progress.step_lines(tail, 104) == [102, 104]
+    assert recovery.step_lines(tail, 104) == [102, 104]
 
 
 _RAY_PG_WAIT = ("(EngineCore pid=790) WARNING 11-26 09:18:01 [ray_utils.py:356] The number of "

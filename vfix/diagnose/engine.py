@@ -18,7 +18,7 @@ from vfix.diagnose import (
     firewall,
     nccl,
     nccl_rules,
-    progress,
+    recovery,
     shutdown,
     silent_death,
     stall,
@@ -120,8 +120,8 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
     cached = verdicts.cached
     tail = b""
     for span in scanner.spans(stream):
-        tail = (tail + span.buf[max(span.start, span.end - progress.TAIL_BYTES):span.end]
-                )[-progress.TAIL_BYTES:]
+        tail = (tail + span.buf[max(span.start, span.end - recovery.TAIL_BYTES):span.end]
+                )[-recovery.TAIL_BYTES:]
         # A line cut in pieces has one number: its later pieces are counted the careful way.
         piece = span.start if span.continued else -1
         # The hot loop: every line holding a signature or NCCL keyword.
@@ -151,7 +151,7 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
         return _unusable(name, "the input is not text (binary data)", scanner)
     candidates = _rank(plan.signatures, tally.matched, tally.context_seen,
                        lifecycle.ended_at(scanner.lines), lifecycle.hung_until())
-    steps = progress.step_lines(tail, scanner.lines)
+    steps = recovery.step_lines(tail, scanner.lines)
     return _conclude(name, candidates, lines, summary, scanner, lifecycle,
                      plan.unexplained_alone, frozenset(rendezvous), steps)
 
@@ -373,49 +373,13 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
             candidates, failing = _first(chosen, candidates), _first(chosen, failing)
     if stop_line and not _failed_before(stop_line, candidates, lines):
         return candidates, [], Status.NO_FAILURE  # only the teardown of a stopped server failed
-    if _trained_on(steps, candidates, lines):
+    if recovery.trained_on(steps, candidates, lines):
         return candidates, [], Status.NO_FAILURE  # it recovered: the run trained on after them
-    if _waited_out(lifecycle, candidates, lines):
+    if recovery.waited_out(lifecycle, candidates, lines):
         return candidates, [], Status.NO_FAILURE  # it waited for something, then it came
     if failing:
         return candidates, failing, Status.CAUSE_FOUND
     return candidates, failing, Status.UNKNOWN if lines.failed else Status.NO_FAILURE
-
-
-# Causes that are a wait while a deployment starts: over once the server is ready, and (the
-# last two) once Kubernetes placed the pod that waited for GPUs, or that a Ray cluster waited for.
-_WAITED_OUT = frozenset({"rendezvous_unreachable", "ray_cluster_incomplete", "mps_not_ready",
-                         "imex_not_ready", "gpu_count_insufficient"})
-_WAITED_FOR_NODES = frozenset({"gpu_count_insufficient", "ray_cluster_incomplete"})
-
-
-# Steps logged after the last failure that show a run went on (one may be a step finished
-# while a peer was failing).
-_STEPS_AFTER = 2
-
-
-def _trained_on(steps: list[int], candidates: list[Candidate],
-                lines: suspicious.SuspiciousLines) -> bool:
-    """Whether the run logged training steps after everything that failed, and what failed was
-    only a consequence (a peer's timeout, a restart) or a wait that ends: an elastic restart or
-    a requeue it recovered from. A cause (a slow link, a bad GPU) stays one however long the
-    run went on with it."""
-    latest = lines.latest()
-    causes = [c for c in candidates if c.kind != "hint"]
-    if latest is None and not causes:
-        return False
-    last = max([latest.line if latest else 0, *(c.evidence[-1].line for c in causes)])
-    return (sum(1 for line in steps if line > last) >= _STEPS_AFTER
-            and all(c.kind == "consequence" or c.root_cause in _WAITED_OUT for c in causes))
-
-
-def _waited_out(lifecycle: shutdown.Lifecycle, candidates: list[Candidate],
-                lines: suspicious.SuspiciousLines) -> bool:
-    ready = lifecycle.first.get(shutdown.Event.READY, 0)
-    scheduled = lifecycle.first.get(shutdown.Event.SCHEDULED, 0)
-    return ((ready > 0 and _waited_out_before(ready, _WAITED_OUT, candidates, lines))
-            or (scheduled > 0
-                and _waited_out_before(scheduled, _WAITED_FOR_NODES, candidates, lines)))
 
 
 def _fell_back(hint: Candidate, summary: NcclSummary | None) -> bool:
@@ -437,20 +401,6 @@ def _failed_before(line: int, candidates: list[Candidate],
     first = lines.earliest()
     return ((first is not None and first.line < line)
             or any(c.evidence[0].line < line for c in candidates if c.kind != "hint"))
-
-
-def _waited_out_before(line: int, waits: frozenset[str], candidates: list[Candidate],
-                       lines: suspicious.SuspiciousLines) -> bool:
-    """Whether everything that failed came before `line` (where the server became ready, or
-    the pod was placed) and was one of `waits`, which end by themselves (a peer, daemon or node
-    not up yet, a pod not yet placed), or a probe or a client that gave up early. A broken
-    library, disk or GPU stays broken although the server started, and an exception or a crash
-    is a process that died and was restarted."""
-    latest = lines.latest()
-    causes = [c for c in candidates if c.kind != "hint"]
-    return ((latest is not None or bool(causes)) and not lines.raised
-            and (latest is None or latest.line < line)
-            and all(c.evidence[-1].line < line and c.root_cause in waits for c in causes))
 
 
 def _summary_causes(accumulator: nccl.NcclAccumulator) -> list[Candidate]:

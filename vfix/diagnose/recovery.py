@@ -1,0 +1,87 @@
+"""Failures a run recovered from: a wait that ended, a restart it trained on after.
+
+A log may hold failures and still tell of a healthy run: the startup of a deployment waits for
+a peer, a daemon or a node (a Ray worker not up yet, a pod pending until the autoscaler adds a
+node) and then serves; an elastic restart after a node was drained, or a job requeued and
+resumed from its checkpoint, trains on. What came after the failures says so: the server became
+ready, the pod was placed, or the run logged training steps (step counters beside a loss) at
+the end of the log. The last bytes of the input are enough to find those, so this costs nothing
+while the log is scanned. A cause (a broken library, a full disk, a slow link, a bad GPU) stays
+one however the run went on with it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from vfix.diagnose.model import Candidate
+from vfix.diagnose.shutdown import Event, Lifecycle
+from vfix.diagnose.suspicious import SuspiciousLines
+
+TAIL_BYTES = 64 << 10  # of the input's end that are looked at
+
+# A training step with its loss, as trainers print it: "step 18201 | loss 1.397",
+# " iteration    12490/   50000 | ... | lm loss: 2.1", "Epoch 12:  52%|...| 2601/5004 [...,
+# loss=2.064]", "{'loss': 1.93, ..., 'epoch': 0.4}".
+_STEP = re.compile(rb"(?i)\b(?:step|iteration|iter|global_step|epoch)\b\W{0,8}\d"
+                   rb"[^\n]{0,300}?\bloss\b")
+
+
+def step_lines(tail: bytes, last_line: int) -> list[int]:
+    """The line numbers of the training steps in `tail`, the input's end whose last line is
+    `last_line` (a first line cut by the window is left out)."""
+    lines = tail.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    first = last_line - len(lines) + 1
+    return [first + number for number, line in enumerate(lines)
+            if number and _STEP.search(line)]
+
+
+# Causes that are a wait while a deployment starts: over once the server is ready, and (the
+# last two) once Kubernetes placed the pod that waited for GPUs, or that a Ray cluster waited for.
+_WAITED_OUT = frozenset({"rendezvous_unreachable", "ray_cluster_incomplete", "mps_not_ready",
+                         "imex_not_ready", "gpu_count_insufficient"})
+_WAITED_FOR_NODES = frozenset({"gpu_count_insufficient", "ray_cluster_incomplete"})
+
+# Steps logged after the last failure that show a run went on (one may be a step finished
+# while a peer was failing).
+_STEPS_AFTER = 2
+
+
+def trained_on(steps: list[int], candidates: list[Candidate], lines: SuspiciousLines) -> bool:
+    """Whether the run logged training steps after everything that failed, and what failed was
+    only a consequence (a peer's timeout, a restart) or a wait that ends: an elastic restart or
+    a requeue it recovered from. A cause (a slow link, a bad GPU) stays one however long the
+    run went on with it."""
+    latest = lines.latest()
+    causes = [c for c in candidates if c.kind != "hint"]
+    if latest is None and not causes:
+        return False
+    last = max([latest.line if latest else 0, *(c.evidence[-1].line for c in causes)])
+    return (sum(1 for line in steps if line > last) >= _STEPS_AFTER
+            and all(c.kind == "consequence" or c.root_cause in _WAITED_OUT for c in causes))
+
+
+def waited_out(lifecycle: Lifecycle, candidates: list[Candidate], lines: SuspiciousLines) -> bool:
+    """Whether the run only waited for something that then came: the server became ready after
+    a peer, daemon or node it waited for, or Kubernetes placed the pod that waited for GPUs."""
+    ready = lifecycle.first.get(Event.READY, 0)
+    scheduled = lifecycle.first.get(Event.SCHEDULED, 0)
+    return ((ready > 0 and _waited_out_before(ready, _WAITED_OUT, candidates, lines))
+            or (scheduled > 0
+                and _waited_out_before(scheduled, _WAITED_FOR_NODES, candidates, lines)))
+
+
+def _waited_out_before(line: int, waits: frozenset[str], candidates: list[Candidate],
+                       lines: SuspiciousLines) -> bool:
+    """Whether everything that failed came before `line` (where the server became ready, or
+    the pod was placed) and was one of `waits`, which end by themselves (a peer, daemon or node
+    not up yet, a pod not yet placed), or a probe or a client that gave up early. A broken
+    library, disk or GPU stays broken although the server started, and an exception or a crash
+    is a process that died and was restarted."""
+    latest = lines.latest()
+    causes = [c for c in candidates if c.kind != "hint"]
+    return ((latest is not None or bool(causes)) and not lines.raised
+            and (latest is None or latest.line < line)
+            and all(c.evidence[-1].line < line and c.root_cause in waits for c in causes))
