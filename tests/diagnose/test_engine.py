@@ -1189,3 +1189,16 @@ def test_a_kernel_fault_before_its_peers_timed_out_goes_above_their_timeouts() -
            "Warning: DeepEP timeout for combine receive, rank 9, local_expert_idx 3, "
            "src_rank 11\n")
     assert diagnose_text(log).root_cause == "cuda_kernel_fault"
+
+
+_PROBE = ("  Warning  Unhealthy  2m21s (x178 over 33m)  kubelet  Startup probe failed: Get "
+          "\"http://10.244.12.7:8000/health\": dial tcp 10.244.12.7:8000: connect: connection "
+          "refused\n")
+
+
+def test_startup_probes_pasted_after_a_ready_server_were_its_start() -> None:
+    assert diagnose_text(_RAY_NOT_UP + _READY + _PROBE).status is Status.NO_FAILURE
+    # a pod merely placed may still fail its startup probe for good
+    placed = ("  Normal   Scheduled  33m  default-scheduler  Successfully assigned "
+              "llm/vllm-0 to gpu-h200-c02\n")
+    assert diagnose_text(_PENDING + placed + _PROBE).status is not Status.NO_FAILURE

@@ -68,20 +68,28 @@ def waited_out(lifecycle: Lifecycle, candidates: list[Candidate], lines: Suspici
     a peer, daemon or node it waited for, or Kubernetes placed the pod that waited for GPUs."""
     ready = lifecycle.first.get(Event.READY, 0)
     scheduled = lifecycle.first.get(Event.SCHEDULED, 0)
-    return ((ready > 0 and _waited_out_before(ready, _WAITED_OUT, candidates, lines))
+    return ((ready > 0
+             and _waited_out_before(ready, _WAITED_OUT, candidates, lines, _STARTUP_PROBE))
             or (scheduled > 0
                 and _waited_out_before(scheduled, _WAITED_FOR_NODES, candidates, lines)))
 
 
+# kubelet's probe of a container still starting: once the server is ready, its failures were
+# the start-up's length (a ticket pastes the pod's events after its log, whatever their time);
+# a pod merely placed may still fail them
+_STARTUP_PROBE = re.compile(r"\bStartup probe failed: ")
+
+
 def _waited_out_before(line: int, waits: frozenset[str], candidates: list[Candidate],
-                       lines: SuspiciousLines) -> bool:
+                       lines: SuspiciousLines, passed: re.Pattern[str] | None = None) -> bool:
     """Whether everything that failed came before `line` (where the server became ready, or
     the pod was placed) and was one of `waits`, which end by themselves (a peer, daemon or node
     not up yet, a pod not yet placed), or a probe or a client that gave up early. A broken
     library, disk or GPU stays broken although the server started, and an exception or a crash
-    is a process that died and was restarted."""
-    latest = lines.latest()
+    is a process that died and was restarted. `passed`: failing lines that the event at `line`
+    shows were over, wherever they stand."""
+    latest = lines.latest(but=passed)
     causes = [c for c in candidates if c.kind != "hint"]
-    return ((latest is not None or bool(causes)) and not lines.raised
+    return ((lines.failed or bool(causes)) and not lines.raised
             and (latest is None or latest.line < line)
             and all(c.evidence[-1].line < line and c.root_cause in waits for c in causes))

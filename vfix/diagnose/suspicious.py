@@ -438,9 +438,9 @@ class SuspiciousLines:
         items = self._all()
         return _evidence(items[0]) if items else None
 
-    def latest(self) -> Evidence | None:
-        """The latest failing line."""
-        items = self._all()
+    def latest(self, but: re.Pattern[str] | None = None) -> Evidence | None:
+        """The latest failing line (`but`: not one this finds)."""
+        items = [item for item in self._all() if but is None or not but.search(item[2])]
         return _evidence(max(items, key=lambda item: item[1])) if items else None
 
     def first_exception(self) -> Evidence | None:
