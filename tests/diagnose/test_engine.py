@@ -1202,3 +1202,16 @@ def test_startup_probes_pasted_after_a_ready_server_were_its_start() -> None:
     placed = ("  Normal   Scheduled  33m  default-scheduler  Successfully assigned "
               "llm/vllm-0 to gpu-h200-c02\n")
     assert diagnose_text(_PENDING + placed + _PROBE).status is not Status.NO_FAILURE
+
+
+def test_a_job_whose_restarted_workers_all_succeeded_recovered() -> None:
+    failed = ("[rank6]: huggingface_hub.errors.HfHubHTTPError: 504 Server Error: Gateway "
+              "Time-out for url: https://huggingface.co/api/datasets/x\n"
+              "E0711 04:31:47.208000 88 torch/distributed/elastic/multiprocessing/api.py:874] "
+              "failed (exitcode: 1) local_rank: 6 (pid: 412) of binary: /usr/bin/python3\n")
+    finished = ("I0711 13:02:44.911000 88 torch/distributed/elastic/agent/server/api.py:892] "
+                "[default] worker group successfully finished. Waiting 300 seconds for other "
+                "agents to finish.\n")
+    assert diagnose_text(failed).status is Status.UNKNOWN
+    assert diagnose_text(failed + finished).status is Status.NO_FAILURE
+    assert diagnose_text(finished + failed).status is Status.UNKNOWN

@@ -64,14 +64,27 @@ def trained_on(steps: list[int], candidates: list[Candidate], lines: SuspiciousL
 
 
 def waited_out(lifecycle: Lifecycle, candidates: list[Candidate], lines: SuspiciousLines) -> bool:
-    """Whether the run only waited for something that then came: the server became ready after
-    a peer, daemon or node it waited for, or Kubernetes placed the pod that waited for GPUs."""
+    """Whether the run recovered before the log ended: torchrun's workers all succeeded after
+    whatever failed, or the run only waited for something that then came (the server became
+    ready after a peer, daemon or node it waited for, Kubernetes placed the pod that waited for
+    GPUs)."""
     ready = lifecycle.first.get(Event.READY, 0)
     scheduled = lifecycle.first.get(Event.SCHEDULED, 0)
-    return ((ready > 0
+    finished = lifecycle.first.get(Event.FINISHED, 0)
+    return ((finished > 0 and _failed_only_before(finished, candidates, lines))
+            or (ready > 0
              and _waited_out_before(ready, _WAITED_OUT, candidates, lines, _STARTUP_PROBE))
             or (scheduled > 0
                 and _waited_out_before(scheduled, _WAITED_FOR_NODES, candidates, lines)))
+
+
+def _failed_only_before(line: int, candidates: list[Candidate], lines: SuspiciousLines) -> bool:
+    """Whether everything that failed came before `line`, where the job finished well (torchrun
+    restarted its workers and they all succeeded): whatever failed, it recovered."""
+    latest = lines.latest()
+    causes = [c for c in candidates if c.kind != "hint"]
+    return ((latest is not None or bool(causes)) and (latest is None or latest.line < line)
+            and all(c.evidence[-1].line < line for c in causes))
 
 
 # kubelet's probe of a container still starting: once the server is ready, its failures were

@@ -17,6 +17,7 @@ from enum import Enum
 class Event(Enum):
     READY = "ready"
     SCHEDULED = "scheduled"  # Kubernetes placed a pod on a node
+    FINISHED = "finished"  # torchrun's agent saw every worker of its group succeed
     STOP = "stop"
     INTERRUPT = "interrupt"
     SHUTDOWN = "shutdown"  # vLLM tearing its processes down, whatever asked it to
@@ -27,7 +28,7 @@ KEYWORDS = ("received signal=SIGTERM", "received signal=SIGINT", "KeyboardInterr
             "Application startup complete", "[shutdown]", "Received 15 signal",
             "Received 2 signal", "death signal", "API server: shutdown triggered",
             "The server is fired up and ready to roll", "Successfully assigned ",
-            "Error waiting on exit barrier")
+            "Error waiting on exit barrier", "worker group successfully finished")
 # vLLM V1: "[shutdown] EngineCore: trigger received signal=SIGTERM" (a process still starting
 # up raises KeyboardInterrupt instead); uvicorn (vLLM's API server): "INFO:     Application
 # startup complete."
@@ -50,6 +51,9 @@ _EVENTS = (
     # and SGLang's: "The server is fired up and ready to roll!"
     (re.compile(r"\bINFO:\s+Application startup complete\b"
                 r"|\bThe server is fired up and ready to roll\b"), Event.READY),
+    # torch elastic's agent: "[default] worker group successfully finished. Waiting 300 seconds
+    # for other agents to finish."
+    (re.compile(r"\bworker group successfully finished\b"), Event.FINISHED),
     # the scheduler's event: "Successfully assigned llm/vllm-0 to gpu-node-3"
     (re.compile(r"\bSuccessfully assigned \S+ to \S"), Event.SCHEDULED),
     # vLLM 0.26: "[shutdown] Executor: waiting for worker exit" (a signal it does not name)
