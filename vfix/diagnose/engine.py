@@ -118,10 +118,7 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
     lifecycle = shutdown.Lifecycle()
     rendezvous: set[str] = set()
     cached = verdicts.cached
-    tail = b""
     for span in scanner.spans(stream):
-        tail = (tail + span.buf[max(span.start, span.end - recovery.TAIL_BYTES):span.end]
-                )[-recovery.TAIL_BYTES:]
         # A line cut in pieces has one number: its later pieces are counted the careful way.
         piece = span.start if span.continued else -1
         # The hot loop: every line holding a signature or NCCL keyword.
@@ -151,7 +148,7 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
         return _unusable(name, "the input is not text (binary data)", scanner)
     candidates = _rank(plan.signatures, tally.matched, tally.context_seen,
                        lifecycle.ended_at(scanner.lines), lifecycle.hung_until())
-    steps = recovery.step_lines(tail, scanner.lines)
+    steps = recovery.step_lines(scanner.tail, scanner.lines)
     return _conclude(name, candidates, lines, summary, scanner, lifecycle,
                      plan.unexplained_alone, frozenset(rendezvous), steps)
 

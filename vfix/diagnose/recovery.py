@@ -5,9 +5,9 @@ a peer, a daemon or a node (a Ray worker not up yet, a pod pending until the aut
 node) and then serves; an elastic restart after a node was drained, or a job requeued and
 resumed from its checkpoint, trains on. What came after the failures says so: the server became
 ready, the pod was placed, or the run logged training steps (step counters beside a loss) at
-the end of the log. The last bytes of the input are enough to find those, so this costs nothing
-while the log is scanned. A cause (a broken library, a full disk, a slow link, a bad GPU) stays
-one however the run went on with it.
+the end of the log. The last bytes of the input (`Scanner.tail`) are enough to find those, so
+this costs nothing while the log is scanned. A cause (a broken library, a full disk, a slow
+link, a bad GPU) stays one however the run went on with it.
 """
 
 from __future__ import annotations
@@ -17,8 +17,6 @@ import re
 from vfix.diagnose.model import Candidate
 from vfix.diagnose.shutdown import Event, Lifecycle
 from vfix.diagnose.suspicious import SuspiciousLines
-
-TAIL_BYTES = 64 << 10  # of the input's end that are looked at
 
 # A training step with its loss, as trainers print it: "step 18201 | loss 1.397",
 # " iteration    12490/   50000 | ... | lm loss: 2.1", "Epoch 12:  52%|...| 2601/5004 [...,
@@ -54,13 +52,10 @@ def trained_on(steps: list[int], candidates: list[Candidate], lines: SuspiciousL
     only a consequence (a peer's timeout, a restart) or a wait that ends: an elastic restart or
     a requeue it recovered from. A cause (a slow link, a bad GPU) stays one however long the
     run went on with it."""
-    latest = lines.latest()
-    causes = [c for c in candidates if c.kind != "hint"]
-    if latest is None and not causes:
-        return False
-    last = max([latest.line if latest else 0, *(c.evidence[-1].line for c in causes)])
-    return (sum(1 for line in steps if line > last) >= _STEPS_AFTER
-            and all(c.kind == "consequence" or c.root_cause in _WAITED_OUT for c in causes))
+    last = _last_failure(candidates, lines)
+    return (last > 0 and sum(1 for line in steps if line > last) >= _STEPS_AFTER
+            and all(c.kind == "consequence" or c.root_cause in _WAITED_OUT
+                    for c in _failures(candidates)))
 
 
 def waited_out(lifecycle: Lifecycle, candidates: list[Candidate], lines: SuspiciousLines) -> bool:
@@ -71,20 +66,11 @@ def waited_out(lifecycle: Lifecycle, candidates: list[Candidate], lines: Suspici
     ready = lifecycle.first.get(Event.READY, 0)
     scheduled = lifecycle.first.get(Event.SCHEDULED, 0)
     finished = lifecycle.first.get(Event.FINISHED, 0)
-    return ((finished > 0 and _failed_only_before(finished, candidates, lines))
+    return ((finished > 0 and 0 < _last_failure(candidates, lines) < finished)
             or (ready > 0
-             and _waited_out_before(ready, _WAITED_OUT, candidates, lines, _STARTUP_PROBE))
+                and _waited_out_before(ready, _WAITED_OUT, candidates, lines, _STARTUP_PROBE))
             or (scheduled > 0
                 and _waited_out_before(scheduled, _WAITED_FOR_NODES, candidates, lines)))
-
-
-def _failed_only_before(line: int, candidates: list[Candidate], lines: SuspiciousLines) -> bool:
-    """Whether everything that failed came before `line`, where the job finished well (torchrun
-    restarted its workers and they all succeeded): whatever failed, it recovered."""
-    latest = lines.latest()
-    causes = [c for c in candidates if c.kind != "hint"]
-    return ((latest is not None or bool(causes)) and (latest is None or latest.line < line)
-            and all(c.evidence[-1].line < line for c in causes))
 
 
 # kubelet's probe of a container still starting: once the server is ready, its failures were
@@ -101,8 +87,21 @@ def _waited_out_before(line: int, waits: frozenset[str], candidates: list[Candid
     library, disk or GPU stays broken although the server started, and an exception or a crash
     is a process that died and was restarted. `passed`: failing lines that the event at `line`
     shows were over, wherever they stand."""
+    failures = _failures(candidates)
+    return ((lines.failed or bool(failures)) and not lines.raised
+            and _last_failure(candidates, lines, passed) < line
+            and all(c.root_cause in waits for c in failures))
+
+
+def _failures(candidates: list[Candidate]) -> list[Candidate]:
+    """The causes and consequences (not the hints)."""
+    return [c for c in candidates if c.kind != "hint"]
+
+
+def _last_failure(candidates: list[Candidate], lines: SuspiciousLines,
+                  passed: re.Pattern[str] | None = None) -> int:
+    """The line of the last failure: the latest failing line (not one `passed` finds) or the
+    last line a cause or consequence cites; 0 when nothing failed."""
     latest = lines.latest(but=passed)
-    causes = [c for c in candidates if c.kind != "hint"]
-    return ((lines.failed or bool(causes)) and not lines.raised
-            and (latest is None or latest.line < line)
-            and all(c.evidence[-1].line < line and c.root_cause in waits for c in causes))
+    return max([latest.line if latest else 0,
+                *(c.evidence[-1].line for c in _failures(candidates))])

@@ -22,6 +22,7 @@ from ahocorasick_rs import BytesAhoCorasick, Implementation, MatchKind
 
 CHUNK_BYTES = 4 << 20
 MAX_LINE_CHARS = 2000  # longer lines are cut to a window around the hit
+TAIL_BYTES = 64 << 10  # of the input's end kept after the scan
 _HEAD_BYTES = 64 << 10
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -317,7 +318,8 @@ class Span:
 
 
 class Scanner:
-    """One scan of one input. After iterating `scan`: `lines`, `bytes`, `binary`, `last_nccl`.
+    """One scan of one input. After iterating `scan`: `lines`, `bytes`, `binary`, `last_nccl`,
+    `tail` (the input's last TAIL_BYTES, for what only its end tells).
 
     Binary input (judged on its first 64 KiB) stops the scan at once.
     """
@@ -331,6 +333,7 @@ class Scanner:
         self.bytes = 0
         self.head = b""
         self.last_nccl: tuple[int, str] | None = None
+        self.tail = b""
         self.binary = False
         self._ended_with_newline = True
 
@@ -355,6 +358,7 @@ class Scanner:
                             searched=searched)
                 yield span
                 self._note_last_nccl(span)
+                self.tail = (self.tail + buf[max(start, end - TAIL_BYTES):end])[-TAIL_BYTES:]
                 self.lines += span.newlines
                 self.bytes += end - start
         if self.bytes and not self._ended_with_newline:

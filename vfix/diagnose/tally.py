@@ -105,12 +105,11 @@ class Verdict:
     def at_another_time(self, text: str) -> Verdict:
         """This verdict for a line that differs from this one's only in its dates and times."""
         other = Verdict.__new__(Verdict)
-        for name in ("contexts", "event", "failing", "hits", "nccl", "rendezvous", "score",
-                     "tallied"):
+        for name in Verdict.__slots__:
             setattr(other, name, getattr(self, name))
-        other.text, other._source = text, None
-        # settled: its records hold all the evidence another copy could add (see Tally._settles)
-        other.settled, other.records, other.repeats = self.settled, self.records, 0
+        # its own text and source, and no copies counted yet; it stays settled when this one is
+        # (the records hold all the evidence another copy could add: see Tally._settles)
+        other.text, other._source, other.repeats = text, None, 0
         return other
 
     @property
