@@ -250,6 +250,19 @@ def test_lines_distinct_only_by_their_times_share_a_verdict_but_keep_their_text(
         {**e, "text": e["text"].replace("16:", "17:")} for e in result.to_dict()["suspicious"]]
 
 
+@pytest.mark.parametrize("cache_bytes", [tally.Verdicts.MAX_BYTES, 20_000])
+def test_a_line_distinct_only_by_its_time_counts_every_copy_and_cites_its_own(
+        cache_bytes: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tally.Verdicts, "MAX_BYTES", cache_bytes)
+    lines = [b"2026-12-05 16:%02d:%02d.%06d RuntimeError: CUDA error: invalid device ordinal\n"
+             % (n // 60 % 60, n % 60, n) for n in range(3000)]
+    result = diagnose_stream(io.BytesIO(b"".join(lines)))
+    top = result.candidates[0]
+    assert top.root_cause == "cuda_visible_devices_invalid"
+    assert top.matches == 3000
+    assert [e.text for e in top.evidence] == [line.decode().strip() for line in lines[:5]]
+
+
 def test_signature_keywords_match_whatever_the_letter_case() -> None:
     # nvidia-container-cli quotes NVML's "Driver/library version mismatch" in lower case
     log = "nvidia-container-cli: initialization error: nvml error: driver/library version mismatch"

@@ -117,13 +117,13 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
 
     lifecycle = shutdown.Lifecycle()
     rendezvous: set[str] = set()
-    cached = verdicts.cached
+    cached, judge = verdicts.cached, verdicts.judge
     for span in scanner.spans(stream):
         # A line cut in pieces has one number: its later pieces are counted the careful way.
         piece = span.start if span.continued else -1
         # The hot loop: every line holding a signature or NCCL keyword.
         for begin, _, raw in span.hit_lines(_SIGNAL):
-            verdict = cached(raw) or verdicts.of(raw)
+            verdict = cached(raw) or judge(raw)
             if verdict.event is not None and verdict.event not in lifecycle.first:
                 lifecycle.first[verdict.event] = span.line_at(begin)
             if verdict.rendezvous and len(rendezvous) < firewall.MAX_ADDRESSES:
@@ -133,12 +133,8 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
             elif verdict.tallied:
                 tally.add(span.line_at(begin), verdict)
             if (event := verdict.nccl) is not None:
-                # Only a WARN, a stuck progress bar, an interface choice, a version banner, a
-                # protocol setting or a rank's Init START keeps its line number: counting lines
-                # for every NCCL INFO line would cost more than the rest of their handling.
-                numbered = event[0] in ("warn", "waiting", "interfaces", "version", "setting",
-                                        "start", "progress", "timed_out")
-                summary.add(span.line_at(begin) if numbered else 0, verdict.text, event)
+                quoted = event[0] in nccl.QUOTED_EVENTS
+                summary.add(span.line_at(begin) if quoted else 0, verdict.text, event)
         _feed_suspicious(span, verdicts, lines)
     verdicts.flush()
 

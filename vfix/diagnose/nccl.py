@@ -93,6 +93,12 @@ def transport_of(via: str) -> str:
 # operation)) or ("other", None). `where`: host, busId and
 # commId, or None; `process`: "host:pid", or None.
 Event = tuple[str, Any]
+# The events whose line number and text the summary keeps: a WARN, a stuck progress bar, an
+# interface choice, a version banner, a protocol setting, a rank's Init START, its progress, a
+# timed-out operation. Counting lines for every NCCL INFO line would cost more than the rest of
+# their handling.
+QUOTED_EVENTS = frozenset(("warn", "waiting", "interfaces", "version", "setting", "start",
+                           "progress", "timed_out"))
 
 
 def parse(text: str) -> Event | None:

@@ -113,6 +113,13 @@ class Verdict:
         return other
 
     @property
+    def quoted(self) -> bool:
+        """Whether the scan's hot loop may read this line's text: as a signature's evidence
+        (until the line settles) or as the NCCL summary's quote."""
+        return (self.tallied and not self.settled) or (
+            self.nccl is not None and self.nccl[0] in nccl.QUOTED_EVENTS)
+
+    @property
     def source(self) -> str | None:
         if self._source is None:
             self._source = (line_source(self.text),)
@@ -180,22 +187,26 @@ class Tally:
 # Dates and clock times as logs stamp their lines ("2026-12-05", "INFO 12-05 16:01:32",
 # "[W1205 16:01:32.118", "2026-12-05T16:01:32.123Z"): they make every line of a real log distinct,
 # and what a line means never depends on their values (no signature, level or event reads them).
-_CLOCK = re.compile(rb"(?<![\d:.-])(?:\d{4}-\d\d-\d\d|\d\d-\d\d(?= \d\d:))"
-                    rb"|(?<![\d:])\d\d?:\d\d:\d\d(?:[.,]\d{1,9})?(?![\d:])"
-                    rb"|(?<=[IWEF])\d{4}(?= \d\d:\d\d:\d\d)")
+# (Each alternative starts with its first digit, so the regex engine skips to digits fast.)
+_CLOCK = re.compile(rb"\d(?:(?<![\d:.-]\d)(?:\d{3}-\d\d-\d\d|\d-\d\d(?= \d\d:))"
+                    rb"|(?<![\d:]\d)\d?:\d\d:\d\d(?:[.,]\d{1,9})?(?![\d:])"
+                    rb"|(?<=[IWEF]\d)\d{3}(?= \d\d:\d\d:\d\d))")
 _CLOCK_BYTES = 64  # of a line's start where its stamp is looked for (searching all costs more)
-_ZEROS = bytes.maketrans(b"123456789", b"000000000")
 
 
-def _any_time(found: re.Match[bytes]) -> bytes:
-    return found.group().translate(_ZEROS)
+def _timeless(raw: bytes) -> bytes:
+    """The line with each date and time in its first `_CLOCK_BYTES` replaced by one "#"."""
+    # (cut at a space: a stamp is never cut, nor what follows it judged wrongly)
+    cut = raw.find(b" ", _CLOCK_BYTES) % (len(raw) + 1)
+    return _CLOCK.sub(b"#", raw[:cut]) + raw[cut:]
 
 
 class Verdicts:
     """Verdicts of raw lines, cached up to a memory budget (then the cache starts over). A line
-    that differs from one judged before only in its dates and times (`_CLOCK`, every digit of
-    them made 0) takes that one's verdict with its own text, unjudged: a log whose lines are
-    all distinct by their timestamps costs little more than one that repeats them."""
+    that differs from one judged before only in its dates and times (`_CLOCK`) takes that one's
+    verdict, unjudged: a log whose lines are all distinct by their timestamps costs little more
+    than one that repeats them. `of` gives such a line a copy with its own text; the scan's hot
+    loop (`cached`, then `judge`) gets the verdict itself wherever it would not read the text."""
 
     MAX_BYTES = 16 << 20  # of cached lines
     MAX_KEY_BYTES = 64 << 10  # longer lines are judged every time
@@ -206,34 +217,49 @@ class Verdicts:
         self._describe = describe  # raw line -> (cleaned text, keyword ids)
         self._clean = clean  # raw line of at most `max_clean` bytes -> its cleaned text
         self._max_clean = max_clean
-        self._cache: dict[bytes, Verdict] = {}
-        self._timeless: dict[bytes, Verdict] = {}  # by the line with its times made 0
+        self._cache: dict[bytes, Verdict] = {}  # raw line -> its verdict, with its own text
+        self._timeless: dict[bytes, Verdict] = {}  # by the line with its times replaced
         self._bytes = 0
 
         self.cached = self._cache.get  # the hot path: a line seen before
 
+    def judge(self, raw: bytes) -> Verdict:
+        """The verdict for the scan's hot loop: the verdict of a line differing only in its
+        times, itself, when the loop reads no text of it (see `Verdict.quoted`); not cached (a
+        line distinct by its times seldom comes again)."""
+        if len(raw) > self._max_clean:
+            return self.of(raw)
+        timeless = _timeless(raw)
+        same = self._timeless.get(timeless)
+        if same is not None and not same.quoted:
+            return same
+        return self._cache.get(raw) or self._new(raw, timeless, same)
+
     def of(self, raw: bytes) -> Verdict:
+        """The verdict of a line, with its own text."""
         verdict = self._cache.get(raw)
-        if verdict is None:
-            if len(raw) > self.MAX_KEY_BYTES:
-                return Verdict(self._plan, *self._describe(raw))
-            # (cut at a space: a stamp is never cut, nor what follows it judged wrongly)
-            cut = raw.find(b" ", _CLOCK_BYTES) % (len(raw) + 1)
-            timeless = _CLOCK.sub(_any_time, raw[:cut]) + raw[cut:]
-            same = self._timeless.get(timeless) if len(raw) <= self._max_clean else None
-            if same is not None:
-                verdict = same.at_another_time(self._clean(raw))
-            else:
-                verdict = Verdict(self._plan, *self._describe(raw))
-                self._timeless[timeless] = verdict
-            # the keys and the text, counted generously with their object overhead
-            self._bytes += 4 * len(raw) + 4 * len(verdict.text) + 768
-            if self._bytes > self.MAX_BYTES:
-                self.flush()
-                self._cache.clear()
-                self._timeless.clear()
-                self._bytes = 0
-            self._cache[raw] = verdict
+        if verdict is not None:
+            return verdict
+        if len(raw) > self.MAX_KEY_BYTES:
+            return Verdict(self._plan, *self._describe(raw))
+        timeless = _timeless(raw)
+        same = self._timeless.get(timeless) if len(raw) <= self._max_clean else None
+        return self._new(raw, timeless, same)
+
+    def _new(self, raw: bytes, timeless: bytes, same: Verdict | None) -> Verdict:
+        if same is not None:
+            verdict = same.at_another_time(self._clean(raw))
+        else:
+            verdict = Verdict(self._plan, *self._describe(raw))
+            self._timeless[timeless] = verdict
+        # the keys and the text, counted generously with their object overhead
+        self._bytes += 4 * len(raw) + 4 * len(verdict.text) + 768
+        if self._bytes > self.MAX_BYTES:
+            self.flush()
+            self._cache.clear()
+            self._timeless.clear()
+            self._bytes = 0
+        self._cache[raw] = verdict
         return verdict
 
     def flush(self) -> None:
