@@ -65,8 +65,8 @@ class _SignatureHit(NamedTuple):
 class Verdict:
     """What one distinct line means, worked out once however often the line repeats."""
 
-    __slots__ = ("_source", "contexts", "event", "failing", "hits", "nccl", "records", "rendezvous",
-                 "repeats", "score", "settled", "tallied", "text")
+    __slots__ = ("_source", "contexts", "event", "failing", "hits", "judged", "nccl", "records",
+                 "rendezvous", "repeats", "score", "settled", "tallied", "text")
 
     def __init__(self, plan: Plan, text: str, keywords: frozenset[int]) -> None:
         self.text = text
@@ -101,15 +101,17 @@ class Verdict:
         self.settled = False
         self.records: tuple[tuple[Matched, int], ...] = ()
         self.repeats = 0
+        self.judged = self  # the verdict worked out for this line (another time's, for a copy)
 
     def at_another_time(self, text: str) -> Verdict:
         """This verdict for a line that differs from this one's only in its dates and times."""
         other = Verdict.__new__(Verdict)
         for name in Verdict.__slots__:
             setattr(other, name, getattr(self, name))
-        # its own text and source, and no copies counted yet; it stays settled when this one is
-        # (the records hold all the evidence another copy could add: see Tally._settles)
-        other.text, other._source, other.repeats = text, None, 0
+        other.text, other._source = text, None
+        # Unsettled, so `Tally.add` counts it: a copy is not cached, and its repeats would be
+        # lost. When it settles, the verdict it copies settles.
+        other.settled, other.records, other.repeats = False, (), 0
         return other
 
     @property
@@ -167,8 +169,9 @@ class Tally:
             if hit.groups is not None and not record.groups:
                 record.groups = hit.groups
         if self._settles(verdict):
-            verdict.settled = True
-            verdict.records = tuple((self.matched[h.signature], h.patterns) for h in verdict.hits)
+            judged = verdict.judged  # (its records are a copy's records: they have its hits)
+            judged.settled = True
+            judged.records = tuple((self.matched[h.signature], h.patterns) for h in verdict.hits)
 
     def _settles(self, verdict: Verdict) -> bool:
         """Whether another copy of the line could change anything but the counts (each
@@ -225,8 +228,7 @@ class Verdicts:
 
     def judge(self, raw: bytes) -> Verdict:
         """The verdict for the scan's hot loop: the verdict of a line differing only in its
-        times, itself, when the loop reads no text of it (see `Verdict.quoted`); not cached (a
-        line distinct by its times seldom comes again)."""
+        times, itself, when the loop reads no text of it (see `Verdict.quoted`)."""
         if len(raw) > self._max_clean:
             return self.of(raw)
         timeless = _timeless(raw)
@@ -247,11 +249,10 @@ class Verdicts:
         return self._new(raw, timeless, same)
 
     def _new(self, raw: bytes, timeless: bytes, same: Verdict | None) -> Verdict:
-        if same is not None:
-            verdict = same.at_another_time(self._clean(raw))
-        else:
-            verdict = Verdict(self._plan, *self._describe(raw))
-            self._timeless[timeless] = verdict
+        if same is not None:  # not cached: a line distinct by its times seldom comes again
+            return same.at_another_time(self._clean(raw))
+        verdict = Verdict(self._plan, *self._describe(raw))
+        self._timeless[timeless] = verdict
         # the keys and the text, counted generously with their object overhead
         self._bytes += 4 * len(raw) + 4 * len(verdict.text) + 768
         if self._bytes > self.MAX_BYTES:
