@@ -1174,10 +1174,35 @@ def test_a_cause_stays_one_however_long_the_run_trained_on() -> None:
     assert (result.status, result.root_cause) == (Status.CAUSE_FOUND, "ib_hca_unusable")
 
 
-def test_training_steps_are_read_off_the_end_of_the_input() -> None:
+def test_training_steps_and_served_requests_are_read_off_the_end_of_the_input() -> None:
     tail = (b"cut first line\nstep 3 | loss 1.2\nnothing\n"
-            b"Epoch 12:  52%| 2601/5004 [1:18:46, loss=2.064]\n")
-    assert recovery.step_lines(tail, 104) == [102, 104]
+            b"Epoch 12:  52%| 2601/5004 [1:18:46, loss=2.064]\n"
+            b'INFO:     10.0.0.7:5122 - "POST /v1/completions HTTP/1.1" 200 OK\n'
+            b"Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 0.0 tokens/s\n"
+            b"Avg prompt throughput: 12.1 tokens/s, Avg generation throughput: 88.4 tokens/s\n")
+    assert recovery.progress_lines(tail, 107) == recovery.Progress([102, 104], [105, 107])
+
+
+_SERVED_LINE = ('INFO:     10.0.0.7:5122 - "POST /v1/chat/completions HTTP/1.1" 200 OK\n')
+_BAD_REQUEST = ("ERROR 12-05 19:02:08 [serving_chat.py:210] Error in preprocessing prompt\n"
+                "Traceback (most recent call last):\n"
+                '  File "/app/server.py", line 88, in create_chat_completion\n'
+                "json.decoder.JSONDecodeError: Expecting ',' delimiter: line 2 column 1\n")
+
+
+def test_a_bad_request_s_traceback_is_no_failure_when_the_server_served_on() -> None:
+    result = diagnose_text(_SERVED_LINE * 3 + _BAD_REQUEST + _SERVED_LINE * 3)
+    assert result.status is Status.NO_FAILURE
+
+
+@pytest.mark.parametrize("log", [
+    _BAD_REQUEST + _SERVED_LINE * 3,  # it never served before: the failure may be its start-up
+    _SERVED_LINE * 3 + _BAD_REQUEST + _SERVED_LINE,  # one answer after it proves little
+    _SERVED_LINE * 3 + _BAD_REQUEST + "RuntimeError: CUDA error: an illegal memory access was "
+    "encountered\n" + _SERVED_LINE * 3,  # a cause stays one
+])
+def test_a_failure_while_serving_stays_one_without_the_proof(log: str) -> None:
+    assert diagnose_text(log).status is not Status.NO_FAILURE
 
 
 _RAY_PG_WAIT = ("(EngineCore pid=790) WARNING 11-26 09:18:01 [ray_utils.py:356] The number of "

@@ -144,9 +144,9 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
         return _unusable(name, "the input is not text (binary data)", scanner)
     candidates = _rank(plan.signatures, tally.matched, tally.context_seen,
                        lifecycle.ended_at(scanner.lines), lifecycle.hung_until())
-    steps = recovery.step_lines(scanner.tail, scanner.lines)
+    progress = recovery.progress_lines(scanner.tail, scanner.lines)
     return _conclude(name, candidates, lines, summary, scanner, lifecycle,
-                     plan.unexplained_alone, frozenset(rendezvous), steps)
+                     plan.unexplained_alone, frozenset(rendezvous), progress)
 
 
 def _fill(template: str, groups: dict[str, str]) -> str:
@@ -276,7 +276,7 @@ def _after_an_earlier_cause(signatures: Sequence[Signature],
 def _conclude(name: str, candidates: list[Candidate], lines: suspicious.SuspiciousLines,
               accumulator: nccl.NcclAccumulator, scanner: Scanner,
               lifecycle: shutdown.Lifecycle, unexplained_alone: frozenset[str],
-              rendezvous: frozenset[str], steps: list[int]) -> Diagnosis:
+              rendezvous: frozenset[str], progress: recovery.Progress) -> Diagnosis:
     summary = accumulator.summary(scanner.last_nccl)
     hung = lifecycle.hung_until()
     if hung and not any(c.evidence[0].line < hung for c in candidates if c.kind != "hint"):
@@ -292,7 +292,7 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
     else:
         candidates, failing, status = _judge(candidates, lines, accumulator, summary, scanner,
                                              lifecycle.stopped_healthy_at(), unexplained_alone,
-                                             rendezvous, lifecycle, steps)
+                                             rendezvous, lifecycle, progress)
     causes = [c for c in candidates if c.kind == "cause"]
     first = min((c.evidence[0] for c in causes), key=lambda e: e.line, default=None)
     first = first or lines.first_failure()
@@ -321,7 +321,7 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
 def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
            accumulator: nccl.NcclAccumulator, summary: NcclSummary | None, scanner: Scanner,
            stop_line: int, unexplained_alone: frozenset[str], rendezvous: frozenset[str],
-           lifecycle: shutdown.Lifecycle, steps: list[int]
+           lifecycle: shutdown.Lifecycle, progress: recovery.Progress
            ) -> tuple[list[Candidate], list[Candidate], Status]:
     """The failing candidates, best first, and the status of a run that did not hang until
     someone pressed Ctrl-C."""
@@ -366,8 +366,10 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
             candidates, failing = _first(chosen, candidates), _first(chosen, failing)
     if stop_line and not _failed_before(stop_line, candidates, lines):
         return candidates, [], Status.NO_FAILURE  # only the teardown of a stopped server failed
-    if recovery.trained_on(steps, candidates, lines):
+    if recovery.trained_on(progress.steps, candidates, lines):
         return candidates, [], Status.NO_FAILURE  # it recovered: the run trained on after them
+    if recovery.served_on(progress.served, candidates, lines):
+        return candidates, [], Status.NO_FAILURE  # only requests failed: it served on
     if recovery.waited_out(lifecycle, candidates, lines):
         return candidates, [], Status.NO_FAILURE  # it waited for something, then it came
     if failing:
@@ -414,12 +416,16 @@ def _summary_causes(accumulator: nccl.NcclAccumulator) -> list[Candidate]:
     return found
 
 
+def _WAITS_IDS():
+    return frozenset(s.id for s in _plan().signatures if s.waits)
+
+
 def _unexplained_before(failing: list[Candidate], candidates: list[Candidate],
                         lines: suspicious.SuspiciousLines) -> bool:
     """Only consequences (a dead peer, ChildFailedError, a watchdog) speak, and an exception or
     an NCCL WARN (a network plugin's own error, say) that no candidate cites came before all of
     them: that line is the cause, and unknown."""
-    if any(c.kind != "consequence" for c in failing):
+    if any(c.kind != "consequence" and c.signature not in _WAITS_IDS() for c in failing):
         return False
     cited = {e.line for c in candidates for e in c.evidence}
     earliest = min(c.evidence[0].line for c in failing)
@@ -433,7 +439,9 @@ _TYPE_ONLY = "terminate called after throwing an instance of"
 
 
 def _explained(line: Evidence, cited: set[int]) -> bool:
-    return line.line in cited or (_TYPE_ONLY in line.text and line.line + 1 in cited)
+    """Cited, or its message is the next line, cited (a type-only line, or one ending in ':')."""
+    continues = _TYPE_ONLY in line.text or line.text.endswith(":")
+    return line.line in cited or (continues and line.line + 1 in cited)
 
 
 def _unexplained_consequences(failing: list[Candidate], unexplained_alone: frozenset[str]) -> bool:

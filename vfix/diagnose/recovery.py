@@ -13,6 +13,7 @@ link, a bad GPU) stays one however the run went on with it.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from vfix.diagnose.model import Candidate
 from vfix.diagnose.shutdown import Event, Lifecycle
@@ -25,15 +26,34 @@ _STEP = re.compile(rb"(?i)\b(?:step|iteration|iter|global_step|epoch)\b\W{0,8}\d
                    rb"[^\n]{0,300}?\bloss\b")
 
 
-def step_lines(tail: bytes, last_line: int) -> list[int]:
-    """The line numbers of the training steps in `tail`, the input's end whose last line is
-    `last_line` (a first line cut by the window is left out)."""
+# A request a server answered, as servers log them: an access log's status ('"POST
+# /v1/completions HTTP/1.1" 200'), vLLM's and SGLang's periodic throughput while tokens are
+# generated, a request id with its status ("req-0030 200").
+_SERVED = re.compile(rb'HTTP/[\d.]+" 200\b|Avg generation throughput: (?!0\.0 )\d'
+                     rb"|gen throughput \(token/s\): (?!0\.00)\d|\breq(?:uest)?[-_#]?\w* 200\b")
+
+
+class Progress(NamedTuple):
+    """Lines near the end of the input that show a run going on."""
+
+    steps: list[int]  # training steps with their loss
+    served: list[int]  # requests a server answered
+
+
+def progress_lines(tail: bytes, last_line: int) -> Progress:
+    """The line numbers of training steps and of served requests in `tail`, the input's end
+    whose last line is `last_line` (a first line cut by the window is left out)."""
     lines = tail.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
     first = last_line - len(lines) + 1
-    return [first + number for number, line in enumerate(lines)
-            if number and _STEP.search(line)]
+    steps, served = [], []
+    for number, line in enumerate(lines):
+        if number and _STEP.search(line):
+            steps.append(first + number)
+        if number and _SERVED.search(line):
+            served.append(first + number)
+    return Progress(steps, served)
 
 
 # Causes that are a wait while a deployment starts: over once the server is ready, and (the
@@ -41,6 +61,8 @@ def step_lines(tail: bytes, last_line: int) -> list[int]:
 _WAITED_OUT = frozenset({"rendezvous_unreachable", "ray_cluster_incomplete", "mps_not_ready",
                          "imex_not_ready", "gpu_count_insufficient"})
 _WAITED_FOR_NODES = frozenset({"gpu_count_insufficient", "ray_cluster_incomplete"})
+
+_SERVED_AFTER = 2  # requests answered after the last failure, to show the server went on
 
 # Steps logged after the last failure that show a run went on (one may be a step finished
 # while a peer was failing).
@@ -56,6 +78,17 @@ def trained_on(steps: list[int], candidates: list[Candidate], lines: SuspiciousL
     return (last > 0 and sum(1 for line in steps if line > last) >= _STEPS_AFTER
             and all(c.kind == "consequence" or c.root_cause in _WAITED_OUT
                     for c in _failures(candidates)))
+
+
+def served_on(served: list[int], candidates: list[Candidate], lines: SuspiciousLines) -> bool:
+    """Whether a server answered requests before its first failure and went on answering them
+    after the last one, and what failed only raised exceptions no signature knows: a bad
+    request's traceback, a client that went away. A known failure (a CUDA error, a dead engine)
+    stays one however the server went on."""
+    first, last = lines.earliest(), _last_failure(candidates, lines)
+    return (first is not None and lines.raised and not _failures(candidates)
+            and any(line < first.line for line in served)
+            and sum(1 for line in served if line > last) >= _SERVED_AFTER)
 
 
 def waited_out(lifecycle: Lifecycle, candidates: list[Candidate], lines: SuspiciousLines) -> bool:
