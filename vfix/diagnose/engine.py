@@ -53,6 +53,7 @@ class _Plan:
     def __init__(self, signatures: Sequence[Signature]) -> None:
         self.signatures = tuple(signatures)
         self.unexplained_alone = frozenset(s.id for s in signatures if s.unexplained_alone)
+        self.waits = frozenset(s.id for s in signatures if s.waits)
         self.roles: list[KeywordRole] = []
         index: dict[tuple[str, bool], KeywordRole] = {}
 
@@ -146,7 +147,7 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
                        lifecycle.ended_at(scanner.lines), lifecycle.hung_until())
     progress = recovery.progress_lines(scanner.tail, scanner.lines)
     return _conclude(name, candidates, lines, summary, scanner, lifecycle,
-                     plan.unexplained_alone, frozenset(rendezvous), progress)
+                     plan, frozenset(rendezvous), progress)
 
 
 def _fill(template: str, groups: dict[str, str]) -> str:
@@ -275,7 +276,7 @@ def _after_an_earlier_cause(signatures: Sequence[Signature],
 
 def _conclude(name: str, candidates: list[Candidate], lines: suspicious.SuspiciousLines,
               accumulator: nccl.NcclAccumulator, scanner: Scanner,
-              lifecycle: shutdown.Lifecycle, unexplained_alone: frozenset[str],
+              lifecycle: shutdown.Lifecycle, plan: _Plan,
               rendezvous: frozenset[str], progress: recovery.Progress) -> Diagnosis:
     summary = accumulator.summary(scanner.last_nccl)
     hung = lifecycle.hung_until()
@@ -291,7 +292,7 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
         status = Status.CAUSE_FOUND if failing else Status.UNKNOWN
     else:
         candidates, failing, status = _judge(candidates, lines, accumulator, summary, scanner,
-                                             lifecycle.stopped_healthy_at(), unexplained_alone,
+                                             lifecycle.stopped_healthy_at(), plan,
                                              rendezvous, lifecycle, progress)
     causes = [c for c in candidates if c.kind == "cause"]
     first = min((c.evidence[0] for c in causes), key=lambda e: e.line, default=None)
@@ -320,7 +321,7 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
 
 def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
            accumulator: nccl.NcclAccumulator, summary: NcclSummary | None, scanner: Scanner,
-           stop_line: int, unexplained_alone: frozenset[str], rendezvous: frozenset[str],
+           stop_line: int, plan: _Plan, rendezvous: frozenset[str],
            lifecycle: shutdown.Lifecycle, progress: recovery.Progress
            ) -> tuple[list[Candidate], list[Candidate], Status]:
     """The failing candidates, best first, and the status of a run that did not hang until
@@ -346,9 +347,9 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
         # A failure that only hints explain: the best hint is the answer, except a warning's
         # prediction ("this can cause ...") when the log raised an exception of its own.
         failing = [c for c in candidates if not (lines.raised and _only_warned(c))]
-    if failing and _unexplained_before(failing, candidates, lines):
+    if failing and _unexplained_before(failing, candidates, lines, plan.waits):
         failing = []  # what followed a failure no signature knows: the cause is unknown
-    elif failing and _unexplained_consequences(failing, unexplained_alone):
+    elif failing and _unexplained_consequences(failing, plan.unexplained_alone):
         failing = []  # e.g. a native crash no signature explains: the failure, its cause unknown
     elif failing and _died_silently(failing[0], lines):
         killed = silent_death.killed_candidate(failing[0].evidence[0])
@@ -416,16 +417,13 @@ def _summary_causes(accumulator: nccl.NcclAccumulator) -> list[Candidate]:
     return found
 
 
-def _WAITS_IDS():
-    return frozenset(s.id for s in _plan().signatures if s.waits)
-
-
 def _unexplained_before(failing: list[Candidate], candidates: list[Candidate],
-                        lines: suspicious.SuspiciousLines) -> bool:
-    """Only consequences (a dead peer, ChildFailedError, a watchdog) speak, and an exception or
-    an NCCL WARN (a network plugin's own error, say) that no candidate cites came before all of
-    them: that line is the cause, and unknown."""
-    if any(c.kind != "consequence" and c.signature not in _WAITS_IDS() for c in failing):
+                        lines: suspicious.SuspiciousLines, waits: frozenset[str]) -> bool:
+    """Only consequences (a dead peer, ChildFailedError, a watchdog) or waits (a Ray cluster
+    short of a node, a rendezvous: signatures in `waits`) speak, and an exception or an NCCL
+    WARN (a network plugin's own error, a node's failed start) that no candidate cites came
+    before all of them: that line is the cause, and unknown."""
+    if any(c.kind != "consequence" and c.signature not in waits for c in failing):
         return False
     cited = {e.line for c in candidates for e in c.evidence}
     earliest = min(c.evidence[0].line for c in failing)
