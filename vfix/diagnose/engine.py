@@ -125,8 +125,9 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
         # The hot loop: every line holding a signature or NCCL keyword.
         for begin, _, raw in span.hit_lines(_SIGNAL):
             verdict = cached(raw) or judge(raw)
-            if verdict.event is not None and verdict.event not in lifecycle.first:
-                lifecycle.first[verdict.event] = span.line_at(begin)
+            if verdict.event is not None:
+                lifecycle.last[verdict.event] = span.line_at(begin)
+                lifecycle.first.setdefault(verdict.event, lifecycle.last[verdict.event])
             if verdict.rendezvous and len(rendezvous) < firewall.MAX_ADDRESSES:
                 rendezvous.add(verdict.rendezvous)
             if verdict.settled and begin != piece:

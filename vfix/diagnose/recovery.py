@@ -95,9 +95,9 @@ def waited_out(lifecycle: Lifecycle, candidates: list[Candidate], lines: Suspici
     """Whether the run recovered before the log ended: torchrun's workers all succeeded after
     whatever failed, or the run only waited for something that then came (the server became
     ready after a peer, daemon or node it waited for, Kubernetes placed the pod that waited for
-    GPUs)."""
-    ready = lifecycle.first.get(Event.READY, 0)
-    scheduled = lifecycle.first.get(Event.SCHEDULED, 0)
+    GPUs). The last time it became ready counts: a server may lose a node, wait and recover."""
+    ready = lifecycle.last.get(Event.READY, 0)
+    scheduled = lifecycle.last.get(Event.SCHEDULED, 0)
     finished = lifecycle.first.get(Event.FINISHED, 0)
     return ((finished > 0 and 0 < _last_failure(candidates, lines) < finished)
             or (ready > 0

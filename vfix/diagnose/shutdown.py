@@ -28,7 +28,8 @@ KEYWORDS = ("received signal=SIGTERM", "received signal=SIGINT", "KeyboardInterr
             "Application startup complete", "[shutdown]", "Received 15 signal",
             "Received 2 signal", "death signal", "API server: shutdown triggered",
             "The server is fired up and ready to roll", "Successfully assigned ",
-            "Error waiting on exit barrier", "worker group successfully finished")
+            "Error waiting on exit barrier", "worker group successfully finished",
+            ") started successfully")
 # vLLM V1: "[shutdown] EngineCore: trigger received signal=SIGTERM" (a process still starting
 # up raises KeyboardInterrupt instead); uvicorn (vLLM's API server): "INFO:     Application
 # startup complete."
@@ -48,9 +49,11 @@ _EVENTS = (
      Event.STOP),
     (re.compile(r"received signal=SIGINT\b|\bKeyboardInterrupt\b"
                 r"|\bReceived (?:2|Signals\.SIGINT) (?:death )?signal\b"), Event.INTERRUPT),
-    # and SGLang's: "The server is fired up and ready to roll!"
+    # and SGLang's: "The server is fired up and ready to roll!"; Ray Serve's controller:
+    # "Replica(id='c1r9k6wz', deployment='LLMServer:qwen3-32b', app='llm') started successfully"
     (re.compile(r"\bINFO:\s+Application startup complete\b"
-                r"|\bThe server is fired up and ready to roll\b"), Event.READY),
+                r"|\bThe server is fired up and ready to roll\b"
+                r"|\bReplica\(id=.{0,200}\) started successfully\b"), Event.READY),
     # torch elastic's agent: "[default] worker group successfully finished. Waiting 300 seconds
     # for other agents to finish."
     (re.compile(r"\bworker group successfully finished\b"), Event.FINISHED),
@@ -66,10 +69,12 @@ def event(text: str) -> Event | None:
 
 
 class Lifecycle:
-    """The first line of each event in one input (0: never)."""
+    """The first and the last line of each event in one input (0: never)."""
 
     def __init__(self) -> None:
-        self.first: dict[Event, int] = {}  # filled by the caller, which counts the lines
+        # filled by the caller, which counts the lines
+        self.first: dict[Event, int] = {}
+        self.last: dict[Event, int] = {}
 
     def _interrupted_when_ready(self) -> bool:
         ready = self.first.get(Event.READY, 0)
