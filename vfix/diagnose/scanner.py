@@ -20,6 +20,8 @@ from typing import BinaryIO
 
 from ahocorasick_rs import BytesAhoCorasick, Implementation, MatchKind
 
+from vfix.diagnose.tables import join_wrapped_cells
+
 CHUNK_BYTES = 4 << 20
 MAX_LINE_CHARS = 2000  # longer lines are cut to a window around the hit
 TAIL_BYTES = 64 << 10  # of the input's end kept after the scan
@@ -158,11 +160,26 @@ class Locator:
 Piece = tuple[bytes, int, int, bool]  # buffer, start, end, continued (see `Span`)
 # A whole span searched by one locator: the lower-cased buffer (or None) and the matches.
 Searched = tuple[memoryview | None, list[tuple[int, int, int]]]
+# A piece prepared in the worker thread: the piece (its tables' wrapped messages whole), what
+# the first locator found in it, and how many bytes the joining added.
+Prepared = tuple[Piece, Searched, int]
 
 
 def lower(buf: bytes) -> memoryview:
     """Lower-casing keeps every offset (ASCII only): ~2 ms per 4 MiB block."""
     return memoryview(buf.lower())
+
+
+def prepare(locator: Locator, piece: Piece) -> Prepared:
+    """A piece with the wrapped messages of its tables whole (`tables`, then a copy: how many
+    bytes it grew by), and what `locator` finds in it (`search`)."""
+    buf, start, end, continued = piece
+    joined = join_wrapped_cells(buf, start, end)
+    grown = 0
+    if joined is not None:
+        grown = len(joined) - (end - start)
+        buf, start, end = joined, 0, len(joined)
+    return (buf, start, end, continued), search(locator, buf, start, end), grown
 
 
 def search(locator: Locator, buf: bytes, start: int, end: int) -> Searched:
@@ -353,14 +370,15 @@ class Scanner:
         at a time: memory stays bounded (about 25 MiB)."""
         with ThreadPoolExecutor(max_workers=1) as pool:
             pieces = self._text_pieces(stream)
-            for (buf, start, end, continued), searched in self._searched_ahead(pieces, pool):
+            for prepared in self._searched_ahead(pieces, pool):
+                (buf, start, end, continued), searched, grown = prepared
                 span = Span(buf, start, end, self.lines, continued, self._locators,
                             searched=searched)
                 yield span
                 self._note_last_nccl(span)
                 self.tail = (self.tail + buf[max(start, end - TAIL_BYTES):end])[-TAIL_BYTES:]
                 self.lines += span.newlines
-                self.bytes += end - start
+                self.bytes += end - start - grown  # the input's bytes
         if self.bytes and not self._ended_with_newline:
             self.lines += 1
 
@@ -388,19 +406,17 @@ class Scanner:
             yield buf, start, end, continued
 
     def _searched_ahead(self, pieces: Iterator[Piece], pool: ThreadPoolExecutor
-                        ) -> Iterator[tuple[Piece, Searched]]:
-        """Each piece with its first locator's matches, the searches of the next two pieces
-        started in `pool` before this one is handed over (a block gives a large piece and
-        the small one of the line it shares with the next block: two keep the worker busy)."""
-        ahead: deque[tuple[Piece, Future[Searched]]] = deque()
+                        ) -> Iterator[Prepared]:
+        """Each piece prepared (`prepare`), the next two started in `pool` before this one is
+        handed over (a block gives a large piece and the small one of the line it shares with
+        the next block: two keep the worker busy)."""
+        ahead: deque[Future[Prepared]] = deque()
         for piece in pieces:
-            buf, start, end, _ = piece
-            ahead.append((piece, pool.submit(search, self._locators[0], buf, start, end)))
+            ahead.append(pool.submit(prepare, self._locators[0], piece))
             if len(ahead) > 2:
-                piece, searching = ahead.popleft()
-                yield piece, searching.result()
-        for piece, searching in ahead:
-            yield piece, searching.result()
+                yield ahead.popleft().result()
+        for preparing in ahead:
+            yield preparing.result()
 
     def _spans(self, stream: BinaryIO) -> Iterator[Piece]:
         """(buffer, start, end, continued) spans of whole lines, without copying the blocks
