@@ -1242,6 +1242,15 @@ def test_startup_probes_pasted_after_a_ready_server_were_its_start() -> None:
     assert diagnose_text(_PENDING + placed + _PROBE).status is not Status.NO_FAILURE
 
 
+_PULL_FAILED = ("  Warning  Failed  17m  kubelet  Failed to pull image \"lmsysorg/sglang:v0.5.6\": "
+                "429 Too Many Requests\n  Warning  Failed  17m  kubelet  Error: ErrImagePull\n")
+
+
+def test_image_pulls_that_failed_before_a_ready_server_were_retried() -> None:
+    assert diagnose_text(_PULL_FAILED + _READY).status is Status.NO_FAILURE
+    assert diagnose_text(_PULL_FAILED).status is not Status.NO_FAILURE
+
+
 def test_a_job_whose_restarted_workers_all_succeeded_recovered() -> None:
     failed = ("[rank6]: huggingface_hub.errors.HfHubHTTPError: 504 Server Error: Gateway "
               "Time-out for url: https://huggingface.co/api/datasets/x\n"
@@ -1253,3 +1262,17 @@ def test_a_job_whose_restarted_workers_all_succeeded_recovered() -> None:
     assert diagnose_text(failed).status is Status.UNKNOWN
     assert diagnose_text(failed + finished).status is Status.NO_FAILURE
     assert diagnose_text(finished + failed).status is Status.UNKNOWN
+
+
+_IB_EVENT = "gpu-d07:1882305:1884471 [4] NCCL WARN NET/IB : mlx5_6:1 Got non-fatal async event: "
+_PORT_ERROR, _PORT_ACTIVE = _IB_EVENT + "port error(10)\n", _IB_EVENT + "port active(9)\n"
+_LID_CHANGE = _IB_EVENT + "LID change(11)\n"
+
+
+def test_an_ib_port_that_came_back_up_is_no_failure() -> None:
+    assert diagnose_text(_PORT_ERROR + _PORT_ACTIVE + _LID_CHANGE).status is Status.NO_FAILURE
+
+
+@pytest.mark.parametrize("log", [_PORT_ERROR, _PORT_ERROR + _PORT_ACTIVE + _PORT_ERROR])
+def test_an_ib_port_still_down_at_the_end_is_the_hca(log: str) -> None:
+    assert diagnose_text(log).root_cause == "ib_hca_unusable"

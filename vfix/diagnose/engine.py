@@ -372,6 +372,8 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
         return candidates, [], Status.NO_FAILURE  # it recovered: the run trained on after them
     if recovery.served_on(progress.served, candidates, lines):
         return candidates, [], Status.NO_FAILURE  # only requests failed: it served on
+    if recovery.port_came_back(lifecycle, failing, lines):
+        return candidates, [], Status.NO_FAILURE  # an IB port flapped, and NCCL went on
     if recovery.waited_out(lifecycle, candidates, lines):
         return candidates, [], Status.NO_FAILURE  # it waited for something, then it came
     if failing:

@@ -91,6 +91,22 @@ def served_on(served: list[int], candidates: list[Candidate], lines: SuspiciousL
             and sum(1 for line in served if line > last) >= _SERVED_AFTER)
 
 
+# NCCL's notes of an IB port coming back: the port up again, the subnet manager giving it its
+# address (a LID change, a client reregister)
+_PORT_BACK = re.compile(r"\bevent: (?:port active|LID change|client reregister)\b")
+_PORT_EVENT_CAUSE = "ib_hca_unusable"
+
+
+def port_came_back(lifecycle: Lifecycle, failing: list[Candidate],
+                   lines: SuspiciousLines) -> bool:
+    """Whether all that failed was a note of an IB port's error event (NCCL carries on after
+    it) and the port came up again after it: a link that flapped, not a broken HCA."""
+    active = lifecycle.last.get(Event.PORT_ACTIVE, 0)
+    return (active > 0 and bool(failing) and not lines.raised
+            and all(c.kind == "hint" and c.root_cause == _PORT_EVENT_CAUSE for c in failing)
+            and _last_failure(failing, lines, _PORT_BACK) < active)
+
+
 def waited_out(lifecycle: Lifecycle, candidates: list[Candidate], lines: SuspiciousLines) -> bool:
     """Whether the run recovered before the log ended: torchrun's workers all succeeded after
     whatever failed, or the run only waited for something that then came (the server became
@@ -101,15 +117,17 @@ def waited_out(lifecycle: Lifecycle, candidates: list[Candidate], lines: Suspici
     finished = lifecycle.first.get(Event.FINISHED, 0)
     return ((finished > 0 and 0 < _last_failure(candidates, lines) < finished)
             or (ready > 0
-                and _waited_out_before(ready, _WAITED_OUT, candidates, lines, _STARTUP_PROBE))
+                and _waited_out_before(ready, _WAITED_OUT, candidates, lines, _OVER_ONCE_READY))
             or (scheduled > 0
                 and _waited_out_before(scheduled, _WAITED_FOR_NODES, candidates, lines)))
 
 
-# kubelet's probe of a container still starting: once the server is ready, its failures were
-# the start-up's length (a ticket pastes the pod's events after its log, whatever their time);
-# a pod merely placed may still fail them
-_STARTUP_PROBE = re.compile(r"\bStartup probe failed: ")
+# kubelet's probe of a container still starting, and its pulls of the image: once the server is
+# ready, the probe's failures were the start-up's length and the image was pulled in the end (a
+# ticket pastes the pod's events after its log, whatever their time); a pod merely placed may
+# still fail them
+_OVER_ONCE_READY = re.compile(r"\bStartup probe failed: |\bFailed to pull image\b"
+                              r"|\bErrImagePull\b|\bImagePullBackOff\b|\bBack-off pulling image\b")
 
 
 def _waited_out_before(line: int, waits: frozenset[str], candidates: list[Candidate],
@@ -121,7 +139,7 @@ def _waited_out_before(line: int, waits: frozenset[str], candidates: list[Candid
     is a process that died and was restarted. `passed`: failing lines that the event at `line`
     shows were over, wherever they stand."""
     failures = _failures(candidates)
-    return ((lines.failed or bool(failures)) and not lines.raised
+    return ((lines.failed or bool(failures)) and not lines.raised_but(passed)
             and _last_failure(candidates, lines, passed) < line
             and all(c.root_cause in waits for c in failures))
 

@@ -1,5 +1,5 @@
 """A server's life in its log: ready to serve, asked to stop (SIGTERM), interrupted (SIGINT);
-and a pod's placement on a node (what a pod pending for GPUs waited for).
+a pod's placement on a node (what a pod pending for GPUs waited for); an IB port back up.
 
 Errors a server prints while it is being stopped are not a failure: vLLM 0.26 logs
 EngineDeadError while it shuts down. A log whose first failing line comes after a SIGTERM is a
@@ -21,6 +21,7 @@ class Event(Enum):
     STOP = "stop"
     INTERRUPT = "interrupt"
     SHUTDOWN = "shutdown"  # vLLM tearing its processes down, whatever asked it to
+    PORT_ACTIVE = "port_active"  # an IB/RoCE port NCCL uses came (back) up
 
 
 # Lines that may mark an event; the scanner only hands over lines holding one of these.
@@ -29,7 +30,7 @@ KEYWORDS = ("received signal=SIGTERM", "received signal=SIGINT", "KeyboardInterr
             "Received 2 signal", "death signal", "API server: shutdown triggered",
             "The server is fired up and ready to roll", "Successfully assigned ",
             "Error waiting on exit barrier", "worker group successfully finished",
-            ") started successfully")
+            ") started successfully", "event: port active")
 # vLLM V1: "[shutdown] EngineCore: trigger received signal=SIGTERM" (a process still starting
 # up raises KeyboardInterrupt instead); uvicorn (vLLM's API server): "INFO:     Application
 # startup complete."
@@ -61,6 +62,9 @@ _EVENTS = (
     (re.compile(r"\bSuccessfully assigned \S+ to \S"), Event.SCHEDULED),
     # vLLM 0.26: "[shutdown] Executor: waiting for worker exit" (a signal it does not name)
     (re.compile(r"\[shutdown\] "), Event.SHUTDOWN),
+    # NCCL's IB transport: "NET/IB : mlx5_6:1 Got non-fatal async event: port active(9)"
+    (re.compile(r"\bGot (?:non-fatal |async )?(?:async |error )?event: port active\b"),
+     Event.PORT_ACTIVE),
 )
 
 

@@ -425,7 +425,12 @@ class SuspiciousLines:
     @property
     def raised(self) -> bool:
         """Whether a failing line is an exception or a crash itself (not just an ERROR level)."""
-        return any(item[0] >= 3 for item in self._all())
+        return self.raised_but(None)
+
+    def raised_but(self, but: re.Pattern[str] | None) -> bool:
+        """`raised`, not counting the lines `but` finds."""
+        return any(item[0] >= 3 and (but is None or not but.search(item[2]))
+                   for item in self._all())
 
     def first_failure(self) -> Evidence | None:
         """The earlier of the first exception/crash line and the first NCCL WARN (a plugin's own
