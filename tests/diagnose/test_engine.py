@@ -1271,6 +1271,9 @@ _LID_CHANGE = _IB_EVENT + "LID change(11)\n"
 
 def test_an_ib_port_that_came_back_up_is_no_failure() -> None:
     assert diagnose_text(_PORT_ERROR + _PORT_ACTIVE + _LID_CHANGE).status is Status.NO_FAILURE
+    older = ("NCCL WARN NET/IB : mlx5_3:1 Got async event : port error\n"
+             "NCCL INFO NET/IB : mlx5_3:1 Got async event : port active\n")
+    assert diagnose_text(older).status is Status.NO_FAILURE
 
 
 @pytest.mark.parametrize("log", [_PORT_ERROR, _PORT_ERROR + _PORT_ACTIVE + _PORT_ERROR])

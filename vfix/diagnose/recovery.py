@@ -91,19 +91,20 @@ def served_on(served: list[int], candidates: list[Candidate], lines: SuspiciousL
             and sum(1 for line in served if line > last) >= _SERVED_AFTER)
 
 
-# NCCL's notes of an IB port coming back: the port up again, the subnet manager giving it its
-# address (a LID change, a client reregister)
-_PORT_BACK = re.compile(r"\bevent: (?:port active|LID change|client reregister)\b")
-_PORT_EVENT_CAUSE = "ib_hca_unusable"
+# NCCL's IB async events ("Got async event : port error", "Got non-fatal async event: port
+# error(10)"), and those of a port coming back: up again, given its address by the subnet
+# manager (a LID change, a client reregister)
+_PORT_EVENT = re.compile(r"\bGot (?:non-fatal )?async (?:error )?event ?: ")
+_PORT_BACK = re.compile(r"\bevent ?: (?:port active|LID change|client reregister)\b")
 
 
 def port_came_back(lifecycle: Lifecycle, failing: list[Candidate],
                    lines: SuspiciousLines) -> bool:
-    """Whether all that failed was a note of an IB port's error event (NCCL carries on after
-    it) and the port came up again after it: a link that flapped, not a broken HCA."""
+    """Whether all that failed was NCCL's note of an IB port's async event and the port came up
+    again after it: a link that flapped, not a broken HCA (NCCL carries on)."""
     active = lifecycle.last.get(Event.PORT_ACTIVE, 0)
     return (active > 0 and bool(failing) and not lines.raised
-            and all(c.kind == "hint" and c.root_cause == _PORT_EVENT_CAUSE for c in failing)
+            and all(_PORT_EVENT.search(e.text) for c in failing for e in c.evidence)
             and _last_failure(failing, lines, _PORT_BACK) < active)
 
 

@@ -30,7 +30,7 @@ KEYWORDS = ("received signal=SIGTERM", "received signal=SIGINT", "KeyboardInterr
             "Received 2 signal", "death signal", "API server: shutdown triggered",
             "The server is fired up and ready to roll", "Successfully assigned ",
             "Error waiting on exit barrier", "worker group successfully finished",
-            ") started successfully", "event: port active")
+            ") started successfully", "port active")
 # vLLM V1: "[shutdown] EngineCore: trigger received signal=SIGTERM" (a process still starting
 # up raises KeyboardInterrupt instead); uvicorn (vLLM's API server): "INFO:     Application
 # startup complete."
@@ -62,8 +62,9 @@ _EVENTS = (
     (re.compile(r"\bSuccessfully assigned \S+ to \S"), Event.SCHEDULED),
     # vLLM 0.26: "[shutdown] Executor: waiting for worker exit" (a signal it does not name)
     (re.compile(r"\[shutdown\] "), Event.SHUTDOWN),
-    # NCCL's IB transport: "NET/IB : mlx5_6:1 Got non-fatal async event: port active(9)"
-    (re.compile(r"\bGot (?:non-fatal |async )?(?:async |error )?event: port active\b"),
+    # NCCL's IB transport: "NET/IB : mlx5_6:1 Got non-fatal async event: port active(9)",
+    # older "NET/IB : mlx5_3:1 Got async event : port active"
+    (re.compile(r"\bGot (?:non-fatal )?async (?:error )?event ?: port active\b"),
      Event.PORT_ACTIVE),
 )
 
