@@ -1274,6 +1274,11 @@ def test_an_ib_port_that_came_back_up_is_no_failure() -> None:
     older = ("NCCL WARN NET/IB : mlx5_3:1 Got async event : port error\n"
              "NCCL INFO NET/IB : mlx5_3:1 Got async event : port active\n")
     assert diagnose_text(older).status is Status.NO_FAILURE
+    recovered = ("gpu-h07:2281451:2281590 [0] NCCL WARN NET/IB: Device 1 marked as failed. "
+                 "Initiating recovery? Yes\n"
+                 "gpu-h07:2281451:2281617 [0] NCCL INFO NET/IB: ncclIbPortRecoveryContextProgress: "
+                 "Port recovery succeeded for devIndex=1 (send comm=0x7f2a4c01e8a0)\n")
+    assert diagnose_text(recovered).status is Status.NO_FAILURE
 
 
 @pytest.mark.parametrize("log", [_PORT_ERROR, _PORT_ERROR + _PORT_ACTIVE + _PORT_ERROR])

@@ -92,10 +92,13 @@ def served_on(served: list[int], candidates: list[Candidate], lines: SuspiciousL
 
 
 # NCCL's IB async events ("Got async event : port error", "Got non-fatal async event: port
-# error(10)"), and those of a port coming back: up again, given its address by the subnet
-# manager (a LID change, a client reregister)
-_PORT_EVENT = re.compile(r"\bGot (?:non-fatal )?async (?:error )?event ?: ")
-_PORT_BACK = re.compile(r"\bevent ?: (?:port active|LID change|client reregister)\b")
+# error(10)") and its resiliency's failed device ("Device 1 marked as failed"), and the lines of
+# a port coming back: up again, given its address by the subnet manager (a LID change, a client
+# reregister), recovered by NCCL
+_PORT_EVENT = re.compile(r"\bGot (?:non-fatal )?async (?:error )?event ?: "
+                         r"|\bDevice \d+ marked as failed")
+_PORT_BACK = re.compile(r"\bevent ?: (?:port active|LID change|client reregister)\b"
+                        r"|\bPort recovery succeeded\b|\bas recovered\b")
 
 
 def port_came_back(lifecycle: Lifecycle, failing: list[Candidate],

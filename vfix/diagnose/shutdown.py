@@ -30,7 +30,7 @@ KEYWORDS = ("received signal=SIGTERM", "received signal=SIGINT", "KeyboardInterr
             "Received 2 signal", "death signal", "API server: shutdown triggered",
             "The server is fired up and ready to roll", "Successfully assigned ",
             "Error waiting on exit barrier", "worker group successfully finished",
-            ") started successfully", "port active")
+            ") started successfully", "port active", "Port recovery succeeded")
 # vLLM V1: "[shutdown] EngineCore: trigger received signal=SIGTERM" (a process still starting
 # up raises KeyboardInterrupt instead); uvicorn (vLLM's API server): "INFO:     Application
 # startup complete."
@@ -64,8 +64,9 @@ _EVENTS = (
     (re.compile(r"\[shutdown\] "), Event.SHUTDOWN),
     # NCCL's IB transport: "NET/IB : mlx5_6:1 Got non-fatal async event: port active(9)",
     # older "NET/IB : mlx5_3:1 Got async event : port active"
-    (re.compile(r"\bGot (?:non-fatal )?async (?:error )?event ?: port active\b"),
-     Event.PORT_ACTIVE),
+    # and NCCL 2.29+'s own recovery of a failed device: "Port recovery succeeded for devIndex=1"
+    (re.compile(r"\bGot (?:non-fatal )?async (?:error )?event ?: port active\b"
+                r"|\bPort recovery succeeded for devIndex\b"), Event.PORT_ACTIVE),
 )
 
 
