@@ -126,8 +126,7 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
         for begin, _, raw in span.hit_lines(_SIGNAL):
             verdict = cached(raw) or judge(raw)
             if verdict.event is not None:
-                lifecycle.last[verdict.event] = span.line_at(begin)
-                lifecycle.first.setdefault(verdict.event, lifecycle.last[verdict.event])
+                lifecycle.saw(verdict.event, span.line_at(begin))
             if verdict.rendezvous and len(rendezvous) < firewall.MAX_ADDRESSES:
                 rendezvous.add(verdict.rendezvous)
             if verdict.settled and begin != piece:

@@ -1,13 +1,16 @@
-"""Failures a run recovered from: a wait that ended, a restart it trained on after.
+"""Failures a run recovered from: a wait that ended, a restart it trained on after, requests
+it served on after, an IB port that came back.
 
 A log may hold failures and still tell of a healthy run: the startup of a deployment waits for
 a peer, a daemon or a node (a Ray worker not up yet, a pod pending until the autoscaler adds a
 node) and then serves; an elastic restart after a node was drained, or a job requeued and
-resumed from its checkpoint, trains on. What came after the failures says so: the server became
-ready, the pod was placed, or the run logged training steps (step counters beside a loss) at
-the end of the log. The last bytes of the input (`Scanner.tail`) are enough to find those, so
-this costs nothing while the log is scanned. A cause (a broken library, a full disk, a slow
-link, a bad GPU) stays one however the run went on with it.
+resumed from its checkpoint, trains on; a server logs a bad request's traceback and answers the
+next ones; an IB port goes down and NCCL sees it come back. What came after the failures says
+so: the server became ready, the pod was placed, the port was active again, or the run logged
+training steps (step counters beside a loss) or answered requests at the end of the log. The
+last bytes of the input (`Scanner.tail`) are enough to find those, so this costs nothing while
+the log is scanned. A cause (a broken library, a full disk, a slow link, a bad GPU) stays one
+however the run went on with it.
 """
 
 from __future__ import annotations
@@ -48,11 +51,11 @@ def progress_lines(tail: bytes, last_line: int) -> Progress:
         lines.pop()
     first = last_line - len(lines) + 1
     steps, served = [], []
-    for number, line in enumerate(lines):
-        if number and _STEP.search(line):
-            steps.append(first + number)
-        if number and _SERVED.search(line):
-            served.append(first + number)
+    for number, line in enumerate(lines[1:], start=first + 1):
+        if _STEP.search(line):
+            steps.append(number)
+        if _SERVED.search(line):
+            served.append(number)
     return Progress(steps, served)
 
 

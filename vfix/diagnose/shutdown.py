@@ -78,9 +78,13 @@ class Lifecycle:
     """The first and the last line of each event in one input (0: never)."""
 
     def __init__(self) -> None:
-        # filled by the caller, which counts the lines
         self.first: dict[Event, int] = {}
         self.last: dict[Event, int] = {}
+
+    def saw(self, event: Event, line: int) -> None:
+        """The event, on this line (the caller counts the lines, in order)."""
+        self.first.setdefault(event, line)
+        self.last[event] = line
 
     def _interrupted_when_ready(self) -> bool:
         ready = self.first.get(Event.READY, 0)
