@@ -321,6 +321,12 @@ _RETRY = ("[client] GET http://127.0.0.1:8611/health -> URLError: <urlopen error
     "{'loss': 1.0873, 'epoch': 1.0}\n",
     # a client retrying until its server is up
     _RETRY * 3 + 'INFO:     127.0.0.1:56590 - "POST /v1/completions HTTP/1.1" 200 OK\n',
+    # the same in Rust's tracing fields (Dynamo waiting for etcd)
+    "2026-12-04T08:00:03.114502Z  WARN dynamo_runtime::transports::etcd: etcd not reachable yet; "
+    "retrying startup connection error=Unable to connect to etcd server at http://etcd:2379. "
+    "Check etcd server status retry_in=1s remaining=119.990s\n"
+    "2026-12-04T08:00:04.622871Z  INFO dynamo_runtime::distributed: Initializing KV store "
+    "discovery backend: etcd\n",
 ])
 def test_lines_that_only_report_are_no_failure(log: str) -> None:
     assert diagnose_text(log).status is Status.NO_FAILURE

@@ -296,9 +296,10 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|communicator is not available\b"
                           # torch asking NVML for the NVLink fabric on a GPU before Hopper
                           r"|nvmlDeviceGetGpuFabricInfoV? failed"
-                          # a client announcing its next try ("server not ready, retrying in 2s"):
-                          # what it waits for is known only when the tries run out
-                          r"|\bretrying in \d+(?:\.\d+)? ?(?:s|ms|sec|secs|seconds)\b"
+                          # a client announcing its next try ("server not ready, retrying in 2s",
+                          # "retry in 5 seconds", Rust's "retry_in=1s"): what it waits for is
+                          # known only when the tries run out
+                          r"|\bretry(?:ing)?[ _]in[ =]\d+(?:\.\d+)? ?(?:s|ms|sec|secs|seconds)\b"
                           # kubelet taking a pod out of its Service while it starts: a pod that
                           # never gets ready shows why elsewhere (its own errors, restarts)
                           r"|Readiness probe failed: ")
