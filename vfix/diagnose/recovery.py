@@ -121,12 +121,14 @@ def waited_out(lifecycle: Lifecycle, candidates: list[Candidate], lines: Suspici
     GPUs). The last time it became ready counts: a server may lose a node, wait and recover."""
     ready = lifecycle.last.get(Event.READY, 0)
     scheduled = lifecycle.last.get(Event.SCHEDULED, 0)
+    started = lifecycle.last.get(Event.STARTED, 0)
     finished = lifecycle.first.get(Event.FINISHED, 0)
     return ((finished > 0 and 0 < _last_failure(candidates, lines) < finished)
             or (ready > 0
                 and _waited_out_before(ready, _WAITED_OUT, candidates, lines, _OVER_ONCE_READY))
             or (scheduled > 0
-                and _waited_out_before(scheduled, _WAITED_FOR_NODES, candidates, lines)))
+                and _waited_out_before(scheduled, _WAITED_FOR_NODES, candidates, lines))
+            or (started > 0 and _set_up_before(started, candidates, lines)))
 
 
 # kubelet's probe of a container still starting, and its pulls of the image: once the server is
@@ -135,6 +137,22 @@ def waited_out(lifecycle: Lifecycle, candidates: list[Candidate], lines: Suspici
 # still fail them
 _OVER_ONCE_READY = re.compile(r"\bStartup probe failed: |\bFailed to pull image\b"
                               r"|\bErrImagePull\b|\bImagePullBackOff\b|\bBack-off pulling image\b")
+
+# kubelet setting up a pod (its volumes, its sandbox, its DRA devices such as a ComputeDomain's
+# IMEX channel) and pulling its image: once a container of the pod started, that was done
+_OVER_ONCE_STARTED = re.compile(r"\bFailed to prepare dynamic resources: "
+                                r"|\bMountVolume\.\w+ failed |\bUnable to attach or mount volumes: "
+                                r"|\bFailed to create pod sandbox: |\bAttachVolume\.Attach failed "
+                                r"|\bFailed to pull image\b|\bErrImagePull\b"
+                                r"|\bBack-off pulling image\b")
+
+
+def _set_up_before(started: int, candidates: list[Candidate], lines: SuspiciousLines) -> bool:
+    """Whether all that failed was kubelet setting up a pod that then started a container
+    (`started`): a device prepared late, a volume mounted on the second try."""
+    latest = lines.latest()
+    return (latest is not None and latest.line < started and not _failures(candidates)
+            and lines.latest(but=_OVER_ONCE_STARTED) is None)
 
 
 def _waited_out_before(line: int, waits: frozenset[str], candidates: list[Candidate],

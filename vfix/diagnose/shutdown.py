@@ -17,6 +17,7 @@ from enum import Enum
 class Event(Enum):
     READY = "ready"
     SCHEDULED = "scheduled"  # Kubernetes placed a pod on a node
+    STARTED = "started"  # kubelet started a container of a pod (its volumes and devices ready)
     FINISHED = "finished"  # torchrun's agent saw every worker of its group succeed
     STOP = "stop"
     INTERRUPT = "interrupt"
@@ -30,7 +31,8 @@ KEYWORDS = ("received signal=SIGTERM", "received signal=SIGINT", "KeyboardInterr
             "Received 2 signal", "death signal", "API server: shutdown triggered",
             "The server is fired up and ready to roll", "Successfully assigned ",
             "Error waiting on exit barrier", "worker group successfully finished",
-            ") started successfully", "port active", "Port recovery succeeded")
+            ") started successfully", "port active", "Port recovery succeeded",
+            "Started container")
 # vLLM V1: "[shutdown] EngineCore: trigger received signal=SIGTERM" (a process still starting
 # up raises KeyboardInterrupt instead); uvicorn (vLLM's API server): "INFO:     Application
 # startup complete."
@@ -60,6 +62,9 @@ _EVENTS = (
     (re.compile(r"\bworker group successfully finished\b"), Event.FINISHED),
     # the scheduler's event: "Successfully assigned llm/vllm-0 to gpu-node-3"
     (re.compile(r"\bSuccessfully assigned \S+ to \S"), Event.SCHEDULED),
+    # kubelet's event: "Started container: mpi-worker" (before Kubernetes 1.33: "Started
+    # container mpi-worker")
+    (re.compile(r"\bStarted container:? [\w.-]+\s*$"), Event.STARTED),
     # vLLM 0.26: "[shutdown] Executor: waiting for worker exit" (a signal it does not name)
     (re.compile(r"\[shutdown\] "), Event.SHUTDOWN),
     # NCCL's IB transport: "NET/IB : mlx5_6:1 Got non-fatal async event: port active(9)",
