@@ -1257,6 +1257,21 @@ def test_image_pulls_that_failed_before_a_ready_server_were_retried() -> None:
     assert diagnose_text(_PULL_FAILED).status is not Status.NO_FAILURE
 
 
+_PREPARE_LATE = ("  Warning  FailedPrepareDynamicResources  3m7s  kubelet  Failed to prepare dynamic "
+                 "resources: prepare dynamic resources: NodePrepareResources failed: rpc error: "
+                 "code = DeadlineExceeded desc = context deadline exceeded\n")
+_STARTED = "  Normal   Started  1m57s  kubelet  Started container: mpi-worker\n"
+
+
+def test_a_pod_set_up_late_whose_container_started_is_no_failure() -> None:
+    assert diagnose_text(_PREPARE_LATE).status is not Status.NO_FAILURE
+    assert diagnose_text(_PREPARE_LATE + _STARTED).status is Status.NO_FAILURE
+    assert diagnose_text(_PULL_FAILED + _STARTED).status is Status.NO_FAILURE
+    # a container that started is no excuse for what else failed (a probe, a crash)
+    assert diagnose_text(_PREPARE_LATE + _PROBE + _STARTED).status is not Status.NO_FAILURE
+    assert diagnose_text(_STARTED + _PREPARE_LATE).status is not Status.NO_FAILURE
+
+
 def test_a_job_whose_restarted_workers_all_succeeded_recovered() -> None:
     failed = ("[rank6]: huggingface_hub.errors.HfHubHTTPError: 504 Server Error: Gateway "
               "Time-out for url: https://huggingface.co/api/datasets/x\n"

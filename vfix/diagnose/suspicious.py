@@ -302,7 +302,10 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|\bretry(?:ing)?[ _]in[ =]\d+(?:\.\d+)? ?(?:s|ms|sec|secs|seconds)\b"
                           # kubelet taking a pod out of its Service while it starts: a pod that
                           # never gets ready shows why elsewhere (its own errors, restarts)
-                          r"|Readiness probe failed: ")
+                          r"|Readiness probe failed: "
+                          # what its writer calls non-fatal (NVRM: "Failed to load gsp_log_*.bin,
+                          # no GSP-RM logs will be printed (non-fatal)")
+                          r"|\(non-fatal\)")
 
 # A command echoed after a shell prompt ("$ NCCL_DEBUG=INFO torchrun ...", "# node 1: $ vllm
 # serve ..."): what was run, not what failed.
