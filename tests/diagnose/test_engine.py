@@ -1257,9 +1257,9 @@ def test_image_pulls_that_failed_before_a_ready_server_were_retried() -> None:
     assert diagnose_text(_PULL_FAILED).status is not Status.NO_FAILURE
 
 
-_PREPARE_LATE = ("  Warning  FailedPrepareDynamicResources  3m7s  kubelet  Failed to prepare dynamic "
-                 "resources: prepare dynamic resources: NodePrepareResources failed: rpc error: "
-                 "code = DeadlineExceeded desc = context deadline exceeded\n")
+_PREPARE_LATE = ("  Warning  FailedPrepareDynamicResources  3m7s  kubelet  Failed to prepare "
+                 "dynamic resources: prepare dynamic resources: NodePrepareResources failed: "
+                 "rpc error: code = DeadlineExceeded desc = context deadline exceeded\n")
 _STARTED = "  Normal   Started  1m57s  kubelet  Started container: mpi-worker\n"
 
 
