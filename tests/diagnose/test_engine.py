@@ -1285,6 +1285,17 @@ def test_a_job_whose_restarted_workers_all_succeeded_recovered() -> None:
     assert diagnose_text(finished + failed).status is Status.UNKNOWN
 
 
+
+def test_a_ray_job_that_succeeded_after_its_workers_were_killed_recovered() -> None:
+    killed = ("(raylet, ip=10.244.14.3) [2026-03-31 02:16:07,540 E 398 433] (raylet) "
+              "node_manager.cc:3041: 1 Workers (tasks / actors) killed due to memory pressure "
+              "(OOM), 0 Workers crashed due to other reasons at node (ID: a81d6c3e0f29)\n")
+    succeeded = "-----------\nJob 'raysubmit_Xb7kq2LmWn4Pz9Rt' succeeded\n"
+    assert diagnose_text(killed).root_cause == "host_oom_killed"
+    assert diagnose_text(killed + succeeded).status is Status.NO_FAILURE
+    assert diagnose_text(succeeded + killed).root_cause == "host_oom_killed"
+
+
 _IB_EVENT = "gpu-d07:1882305:1884471 [4] NCCL WARN NET/IB : mlx5_6:1 Got non-fatal async event: "
 _PORT_ERROR, _PORT_ACTIVE = _IB_EVENT + "port error(10)\n", _IB_EVENT + "port active(9)\n"
 _LID_CHANGE = _IB_EVENT + "LID change(11)\n"
