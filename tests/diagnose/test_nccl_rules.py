@@ -1,5 +1,6 @@
-"""Causes read off the NCCL summary: a host-only interface, ranks on different NCCL releases,
-ranks with different protocols, two ranks on one GPU, ranks whose collectives drifted apart."""
+"""Causes read off the NCCL summary: a host-only interface, one address on two hosts, ranks on
+different NCCL releases, ranks with different protocols, two ranks on one GPU, ranks whose
+collectives drifted apart."""
 
 from __future__ import annotations
 
@@ -44,6 +45,26 @@ def test_a_socket_error_over_docker0_blames_the_interface() -> None:
     log = ("host:1:2 [0] NCCL INFO NET/Socket : Using [0]docker0:172.17.0.1<0>\n"
            "RuntimeError: NCCL error: remote process exited or there was a network error\n")
     assert diagnose_text(log).root_cause == "socket_ifname_wrong"
+
+
+_REFUSED = ("RuntimeError: NCCL error: remote process exited or there was a network error, "
+            "ncclOsSocketStartConnect: connect to 172.17.0.2<43127> returned Connection refused\n")
+
+
+def test_one_address_on_two_hosts_blames_the_interface() -> None:
+    bootstrap = "{host}:41:41 [0] NCCL INFO Bootstrap: Using eth0:{address}<0>\n"
+    shared = (bootstrap.format(host="7d41b0c2e5aa", address="172.17.0.2")
+              + bootstrap.format(host="5f2c8e7a91d3", address="172.17.0.2"))
+    result = diagnose_text(shared + _REFUSED)
+    assert (result.root_cause, result.candidates[0].signature) == (
+        "socket_ifname_wrong", "nccl-address-shared-by-hosts")
+    assert [e.line for e in result.candidates[0].evidence] == [1, 2]
+    # each host its own address, or one host's ranks repeating theirs: no such cause
+    own = (bootstrap.format(host="gpu-a12", address="10.0.0.12")
+           + bootstrap.format(host="gpu-a13", address="10.0.0.13"))
+    same_host = shared.replace("5f2c8e7a91d3", "7d41b0c2e5aa")
+    for log in (own, same_host):
+        assert diagnose_text(log + _REFUSED).root_cause != "socket_ifname_wrong"
 
 
 def test_a_healthy_run_over_veth_is_not_a_failure() -> None:

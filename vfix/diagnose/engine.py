@@ -406,6 +406,8 @@ def _summary_causes(accumulator: nccl.NcclAccumulator) -> list[Candidate]:
     found = []
     if accumulator.host_only:
         found.append(nccl_rules.interface_candidate(*accumulator.host_only))
+    if accumulator.shared_address:
+        found.append(nccl_rules.shared_address_candidate(*accumulator.shared_address))
     if len(accumulator.versions) > 1:
         found.append(nccl_rules.version_drift_candidate(accumulator.versions))
     if settings := accumulator.differing_settings:

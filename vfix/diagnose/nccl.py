@@ -141,7 +141,9 @@ def parse(text: str) -> Event | None:
         devices = tuple(_IB_DEVICE.findall(found.group(1)))
         return ("ib_using", devices) if devices else ("other", None)
     if found := _SOCKET_USING.search(text):
-        return "interfaces", tuple(_SOCKET_DEVICE.findall(found.group(1))[:8])
+        writer = _PROCESS.search(text)
+        return "interfaces", (tuple(_SOCKET_DEVICE.findall(found.group(1))[:8]),
+                              writer.group(1) if writer else None)
     if found := _NETWORK.search(text):
         return "network", found.group(1)
     if found := _SHARED_SETTING.search(text):
@@ -174,6 +176,10 @@ class NcclAccumulator:
         self.waiting_line = 0  # the last line showing work stuck at 0% (0: none)
         # The first Bootstrap/NET/Socket line choosing a host-only interface, and those devices.
         self.host_only: tuple[Evidence, tuple[str, ...]] | None = None
+        # address -> the host that first chose it, and that line
+        self._address_hosts: dict[str, tuple[str, Evidence]] = {}
+        # Two hosts choosing one address: both lines and the device.
+        self.shared_address: tuple[Evidence, Evidence, str] | None = None
         self.versions: dict[str, Evidence] = {}  # each NCCL release ("2.28.9"): its first line
         # host, GPU bus id and communicator -> the first rank placed there, and its line
         self.placements: dict[str, tuple[int, Evidence]] = {}
@@ -250,9 +256,12 @@ class NcclAccumulator:
             self.ib_found = True
             self.ib_devices.update(dict.fromkeys(value))
         elif kind == "interfaces":
-            self.interfaces.update(dict.fromkeys(value))
-            if self.host_only is None and (suspects := tuple(filter(host_only, value))):
+            devices, host = value
+            self.interfaces.update(dict.fromkeys(devices))
+            if self.host_only is None and (suspects := tuple(filter(host_only, devices))):
                 self.host_only = Evidence(line, text, line_source(text)), suspects
+            if host is not None and self.shared_address is None:
+                self._note_addresses(host, devices, Evidence(line, text, line_source(text)))
         elif kind == "network":
             self.network = value
         elif kind == "setting":
@@ -276,6 +285,19 @@ class NcclAccumulator:
                 ranks = self.progress.setdefault(group, {})
                 if rank in ranks or len(ranks) < _MAX_RANKS:
                     ranks[rank] = completed, Evidence(line, text, line_source(text))
+
+    def _note_addresses(self, host: str, devices: tuple[str, ...], evidence: Evidence) -> None:
+        """Remembers which host chose each address; two hosts choosing one address share an
+        address that is each one's own (a container's bridge or NAT network), not the node's."""
+        for device in devices:
+            address = device.partition(":")[2]
+            first = self._address_hosts.get(address)
+            if first is None:
+                if address and len(self._address_hosts) < _MAX_RANKS:
+                    self._address_hosts[address] = host, evidence
+            elif first[0] != host:
+                self.shared_address = first[1], evidence, device
+                return
 
     def _place(self, rank: int, where: str, evidence: Evidence) -> None:
         first = self.placements.get(where)

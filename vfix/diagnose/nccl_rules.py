@@ -1,5 +1,8 @@
 """Causes read off the NCCL_DEBUG=INFO summary rather than off one line.
 
+- One address on two hosts: ranks of different hosts (their NCCL prefixes name them) that
+  bootstrap from the same address use an address private to each container (Docker's bridge
+  gives every node's first container 172.17.0.2), which no other node reaches.
 - A host-only interface: NCCL picks every interface that is up, skipping only `lo` and
   `docker*` by default; on hosts with containers it can choose a veth/bridge/CNI interface or a
   link-local address (IPv6 fe80::, IPv4 169.254.x.x as on EKS's pod-identity link: only valid on
@@ -54,6 +57,28 @@ def interface_candidate(evidence: Evidence, devices: tuple[str, ...]) -> Candida
         signature="nccl-host-only-interface",
         kind="cause",
         matches=1,
+    )
+
+
+def shared_address_candidate(first: Evidence, second: Evidence, device: str) -> Candidate:
+    return Candidate(
+        layer="communication",
+        root_cause="socket_ifname_wrong",
+        confidence=INTERFACE_CONFIDENCE,
+        evidence=(first, second),
+        explanation=(f"Ranks on two different hosts use the same address, {device}, for NCCL: an "
+                     "address each container or pod has for itself (a Docker bridge, a NAT'd "
+                     "network), not one the other node can reach, so connections between nodes "
+                     "fail or reach the wrong peer."),
+        fix=(FixStep("Give the ranks the node's routable network (docker run --network=host, "
+                     "hostNetwork or a secondary RDMA/host network for the pods) and set "
+                     "NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) to that interface.",
+                     "nccl_env"),),
+        check_next=("ip -br addr inside each container: each node's ranks need an address the "
+                    "other nodes can reach",),
+        signature="nccl-address-shared-by-hosts",
+        kind="cause",
+        matches=2,
     )
 
 
