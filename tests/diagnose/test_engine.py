@@ -321,6 +321,9 @@ _RETRY = ("[client] GET http://127.0.0.1:8611/health -> URLError: <urlopen error
     "{'loss': 1.0873, 'epoch': 1.0}\n",
     # a client retrying until its server is up
     _RETRY * 3 + 'INFO:     127.0.0.1:56590 - "POST /v1/completions HTTP/1.1" 200 OK\n',
+    # a deprecation notice, whatever it asks to install
+    "/usr/local/lib/python3.12/dist-packages/torch/cuda/__init__.py:63: FutureWarning: The "
+    "pynvml package is deprecated. Please install nvidia-ml-py instead.\n",
     # the same in Rust's tracing fields (Dynamo waiting for etcd)
     "2026-12-04T08:00:03.114502Z  WARN dynamo_runtime::transports::etcd: etcd not reachable yet; "
     "retrying startup connection error=Unable to connect to etcd server at http://etcd:2379. "

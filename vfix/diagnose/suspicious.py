@@ -322,6 +322,10 @@ _ASSIGNED_NAME = re.compile(r"\b[A-Z][A-Z0-9_]*=")
 # A Python warning ("uniproc_executor.py:73: UserWarning: Failed to get the IP address, using
 # 0.0.0.0 by default"): the warnings module reports and the program goes on.
 _PYTHON_WARNING = re.compile(r"\.py:\d+: \w*Warning: ")
+# Of those, a deprecation ("FutureWarning: The pynvml package is deprecated. Please install
+# nvidia-ml-py instead"): it tells of a later release, never of this run's failure (torch's CUDA
+# initialisation failures come as a UserWarning).
+_DEPRECATION = re.compile(r"\.py:\d+: (?:Future|Deprecation|PendingDeprecation)Warning: ")
 
 _KEEP = 20
 _TAIL_RAW = 200  # unjudged recent lines; judged (regexes) only at the end, to stay fast
@@ -338,6 +342,7 @@ def is_benign(text: str) -> bool:
     without, or a command echoed after a shell prompt."""
     return (_BENIGN_LEVEL.matches(text)
             or _RUN_GOES_ON.search(text) is not None
+            or _DEPRECATION.search(text) is not None
             or _COMMAND_ECHO.match(text) is not None)
 
 
