@@ -1286,6 +1286,9 @@ def test_a_job_whose_restarted_workers_all_succeeded_recovered() -> None:
     assert diagnose_text(failed).status is Status.UNKNOWN
     assert diagnose_text(failed + finished).status is Status.NO_FAILURE
     assert diagnose_text(finished + failed).status is Status.UNKNOWN
+    deepspeed = ("gpu-b08: [2026-02-24 12:32:47,512] [INFO] [launch.py:351:main] Process 58117 "
+                 "exits successfully.\n")
+    assert diagnose_text(failed + deepspeed).status is Status.NO_FAILURE
 
 
 

@@ -18,7 +18,7 @@ class Event(Enum):
     READY = "ready"
     SCHEDULED = "scheduled"  # Kubernetes placed a pod on a node
     STARTED = "started"  # kubelet started a container of a pod (its volumes and devices ready)
-    FINISHED = "finished"  # torchrun's agent saw every worker of its group succeed, a Ray job did
+    FINISHED = "finished"  # a launcher saw its workers succeed (torchrun, DeepSpeed), a Ray job did
     STOP = "stop"
     INTERRUPT = "interrupt"
     SHUTDOWN = "shutdown"  # vLLM tearing its processes down, whatever asked it to
@@ -32,7 +32,7 @@ KEYWORDS = ("received signal=SIGTERM", "received signal=SIGINT", "KeyboardInterr
             "The server is fired up and ready to roll", "Successfully assigned ",
             "Error waiting on exit barrier", "worker group successfully finished",
             ") started successfully", "port active", "Port recovery succeeded",
-            "Started container", "' succeeded")
+            "Started container", "' succeeded", "exits successfully")
 # vLLM V1: "[shutdown] EngineCore: trigger received signal=SIGTERM" (a process still starting
 # up raises KeyboardInterrupt instead); uvicorn (vLLM's API server): "INFO:     Application
 # startup complete."
@@ -58,10 +58,10 @@ _EVENTS = (
                 r"|\bThe server is fired up and ready to roll\b"
                 r"|\bReplica\(id=.{0,200}\) started successfully\b"), Event.READY),
     # torch elastic's agent: "[default] worker group successfully finished. Waiting 300 seconds
-    # for other agents to finish."; `ray job submit` when the job ended: "Job 'raysubmit_Xb7k'
-    # succeeded"
-    (re.compile(r"\bworker group successfully finished\b|^Job '[\w-]+' succeeded\s*$"),
-     Event.FINISHED),
+    # for other agents to finish."; DeepSpeed's launcher: "[launch.py:351:main] Process 58117
+    # exits successfully."; `ray job submit` when the job ended: "Job 'raysubmit_Xb7k' succeeded"
+    (re.compile(r"\bworker group successfully finished\b|\] Process \d+ exits successfully\."
+                r"|^Job '[\w-]+' succeeded\s*$"), Event.FINISHED),
     # the scheduler's event: "Successfully assigned llm/vllm-0 to gpu-node-3"
     (re.compile(r"\bSuccessfully assigned \S+ to \S"), Event.SCHEDULED),
     # kubelet's event: "Started container: mpi-worker" (before Kubernetes 1.33: "Started
