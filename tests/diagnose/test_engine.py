@@ -363,6 +363,13 @@ def test_a_daemon_s_error_line_shows_a_failure() -> None:
         is Status.NO_FAILURE
 
 
+
+def test_a_check_a_tool_marks_failed_shows_a_failure() -> None:
+    assert diagnose_text("✔ kernel modules loaded\n✘ power supply 2 redundancy lost\n").status \
+        is Status.UNKNOWN
+    assert diagnose_text("✔ kernel modules loaded\n").status is Status.NO_FAILURE
+
+
 @pytest.mark.parametrize("line", [
     "Failed to provision in fleet 'aws-main': tried 5 of 12 offers, all failed.",  # dstack
     "2018-11-29 02:43:39.844 [5/start/21975 (pid 83812)] Task failed.",  # Metaflow

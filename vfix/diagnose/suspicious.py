@@ -123,6 +123,10 @@ KEYWORDS: dict[str, int] = {
     # " .. h100-node3 pid 201187: Test failure common.cu:1454" for each caller
     "Test CUDA failure": 3,
     "Result = FAIL": 2,  # the CUDA samples' verdict (deviceQuery, p2pBandwidthLatencyTest)
+    # a check a tool marks failed ("✘ library \"libcuda.so\" does not exist" in gpud's scan,
+    # docker compose's "✘ Container llm-vllm-1  Error", NeMo RL's "❌ Error: ...")
+    "✘ ": 2,
+    "❌ ": 2,
     "Test NCCL failure": 3,
     "Test failure": 2,
     "| Fail": 2,  # a dcgmi diag result row ("| pcie   | Fail   |", "|   | GPU1: Fail  |")
