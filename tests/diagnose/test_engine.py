@@ -370,6 +370,13 @@ def test_a_check_a_tool_marks_failed_shows_a_failure() -> None:
     assert diagnose_text("✔ kernel modules loaded\n").status is Status.NO_FAILURE
 
 
+def test_a_dataloader_workers_exception_is_the_failing_line_whatever_its_class() -> None:
+    log = ("Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n"
+           "pyarrow.lib.ArrowInvalid: Caught ArrowInvalid in DataLoader worker process 5.\n")
+    result = diagnose_text(log)
+    assert result.first_failure is not None and result.first_failure.line == 3
+
+
 @pytest.mark.parametrize("line", [
     "Failed to provision in fleet 'aws-main': tried 5 of 12 offers, all failed.",  # dstack
     "2018-11-29 02:43:39.844 [5/start/21975 (pid 83812)] Task failed.",  # Metaflow

@@ -22,6 +22,9 @@ KEYWORDS: dict[str, int] = {
     "Error: ": 3,
     "Exception: ": 3,
     "Value error, ": 3,  # pydantic's wording of a ValueError (vLLM's config checks)
+    # torch re-raising what a DataLoader worker raised, whatever its class ("pyarrow.lib.
+    # ArrowInvalid: Caught ArrowInvalid in DataLoader worker process 5.")
+    "in DataLoader worker process": 3,
     "Assertion failed, ": 3,  # and of an AssertionError, on the line after ValidationError
     "Error(": 2,
     "ERROR": 2,
