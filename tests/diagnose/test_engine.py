@@ -1336,3 +1336,20 @@ def test_an_ib_port_that_came_back_up_is_no_failure() -> None:
 @pytest.mark.parametrize("log", [_PORT_ERROR, _PORT_ERROR + _PORT_ACTIVE + _PORT_ERROR])
 def test_an_ib_port_still_down_at_the_end_is_the_hca(log: str) -> None:
     assert diagnose_text(log).root_cause == "ib_hca_unusable"
+
+
+_WORLD_TOO_LARGE = ("ValueError: World size (4) is larger than the number of available GPUs (2) "
+                    "in this node.\n")
+
+
+def test_a_visible_devices_list_longer_than_the_gpus_seen_names_a_missing_gpu() -> None:
+    result = diagnose_text("Environment=CUDA_VISIBLE_DEVICES=2,3,4,5\nTraceback (most recent "
+                           "call last):\n" + _WORLD_TOO_LARGE)
+    assert (result.layer, result.root_cause) == ("visibility", "cuda_visible_devices_invalid")
+    assert "names 4 devices but the process saw 2" in result.candidates[0].explanation
+
+
+@pytest.mark.parametrize("listed", ["CUDA_VISIBLE_DEVICES=0,1", "CUDA_VISIBLE_DEVICES= ", ""])
+def test_a_list_the_gpus_seen_fill_leaves_a_gpu_count(listed: str) -> None:
+    result = diagnose_text(f"{listed}\nTraceback (most recent call last):\n{_WORLD_TOO_LARGE}")
+    assert result.root_cause == "gpu_count_insufficient"

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from vfix.diagnose import (
     firewall,
@@ -24,6 +24,7 @@ from vfix.diagnose import (
     stall,
     startup_memory,
     suspicious,
+    visible_devices,
     world_size,
 )
 from vfix.diagnose.layer_guess import guess_layer
@@ -79,10 +80,13 @@ class _Plan:
             role(keyword).marks_event = True
         for keyword in firewall.KEYWORDS:
             role(keyword, fold=True).names_rendezvous = True
+        for keyword in visible_devices.KEYWORDS:
+            role(keyword).lists_devices = True
         self.waiting = frozenset(n for n, s in enumerate(self.signatures) if s.waits)
         self.finder = Keywords([r.keyword for r in self.roles], [r.folded for r in self.roles])
         signal = [r for r in self.roles
-                  if r.consumers or r.feeds_nccl or r.marks_event or r.names_rendezvous]
+                  if r.consumers or r.feeds_nccl or r.marks_event or r.names_rendezvous
+                  or r.lists_devices]
         self.locate_signal = Locator.for_keywords(
             [r.keyword for r in signal if not r.folded], [r.keyword for r in signal if r.folded])
         self.locate_suspicious = Locator.for_keywords(list(suspicious.KEYWORDS))
@@ -118,6 +122,7 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
 
     lifecycle = shutdown.Lifecycle()
     rendezvous: set[str] = set()
+    listed_devices = 0  # the longest CUDA_VISIBLE_DEVICES list set
     cached, judge = verdicts.cached, verdicts.judge
     for span in scanner.spans(stream):
         # A line cut in pieces has one number: its later pieces are counted the careful way.
@@ -129,6 +134,7 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
                 lifecycle.saw(verdict.event, span.line_at(begin))
             if verdict.rendezvous and len(rendezvous) < firewall.MAX_ADDRESSES:
                 rendezvous.add(verdict.rendezvous)
+            listed_devices = max(listed_devices, verdict.visible_devices)
             if verdict.settled and begin != piece:
                 verdict.repeats += 1
             elif verdict.tallied:
@@ -147,7 +153,14 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
                        lifecycle.ended_at(scanner.lines), lifecycle.hung_until())
     progress = recovery.progress_lines(scanner.tail, scanner.lines)
     return _conclude(name, candidates, lines, summary, scanner, lifecycle,
-                     plan, frozenset(rendezvous), progress)
+                     plan, _Named(frozenset(rendezvous), listed_devices), progress)
+
+
+class _Named(NamedTuple):
+    """What the log names that the rules after the signatures weigh."""
+
+    rendezvous: frozenset[str]  # the rendezvous addresses given to the ranks
+    visible_devices: int  # the devices of the longest CUDA_VISIBLE_DEVICES list (0: none)
 
 
 def _fill(template: str, groups: dict[str, str]) -> str:
@@ -277,7 +290,7 @@ def _after_an_earlier_cause(signatures: Sequence[Signature],
 def _conclude(name: str, candidates: list[Candidate], lines: suspicious.SuspiciousLines,
               accumulator: nccl.NcclAccumulator, scanner: Scanner,
               lifecycle: shutdown.Lifecycle, plan: _Plan,
-              rendezvous: frozenset[str], progress: recovery.Progress) -> Diagnosis:
+              named: _Named, progress: recovery.Progress) -> Diagnosis:
     summary = accumulator.summary(scanner.last_nccl)
     hung = lifecycle.hung_until()
     if hung and not any(c.evidence[0].line < hung for c in candidates if c.kind != "hint"):
@@ -293,7 +306,7 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
     else:
         candidates, failing, status = _judge(candidates, lines, accumulator, summary, scanner,
                                              lifecycle.stopped_healthy_at(), plan,
-                                             rendezvous, lifecycle, progress)
+                                             named, lifecycle, progress)
     causes = [c for c in candidates if c.kind == "cause"]
     first = min((c.evidence[0] for c in causes), key=lambda e: e.line, default=None)
     first = first or lines.first_failure()
@@ -321,7 +334,7 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
 
 def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
            accumulator: nccl.NcclAccumulator, summary: NcclSummary | None, scanner: Scanner,
-           stop_line: int, plan: _Plan, rendezvous: frozenset[str],
+           stop_line: int, plan: _Plan, named: _Named,
            lifecycle: shutdown.Lifecycle, progress: recovery.Progress
            ) -> tuple[list[Candidate], list[Candidate], Status]:
     """The failing candidates, best first, and the status of a run that did not hang until
@@ -360,8 +373,10 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
         candidates, failing = _first(taken, candidates), _first(taken, failing)
     if short := world_size.short_of_model_parallel(failing, lines.top()):
         candidates, failing = _first(short, candidates), _first(short, failing)
-    if failing and (blocked := firewall.blocked_peer(failing[0], rendezvous)):
+    if failing and (blocked := firewall.blocked_peer(failing[0], named.rendezvous)):
         candidates, failing = _first(blocked, candidates), _first(blocked, failing)
+    if failing and (missing := visible_devices.named_missing(failing[0], named.visible_devices)):
+        candidates, failing = _first(missing, candidates), _first(missing, failing)
     if _fails_between_ranks(failing, lines.failed):
         for chosen in _summary_causes(accumulator):
             candidates, failing = _first(chosen, candidates), _first(chosen, failing)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
-from vfix.diagnose import firewall, nccl, shutdown, suspicious
+from vfix.diagnose import firewall, nccl, shutdown, suspicious, visible_devices
 from vfix.diagnose.model import Evidence
 from vfix.diagnose.sources import line_source
 
@@ -40,6 +40,7 @@ class KeywordRole:
     feeds_nccl: bool = False  # an NCCL line to summarise
     marks_event: bool = False  # a shutdown or start-up event
     names_rendezvous: bool = False  # may name a rendezvous address
+    lists_devices: bool = False  # may set CUDA_VISIBLE_DEVICES
 
 
 class Plan(Protocol):
@@ -66,12 +67,12 @@ class Verdict:
     """What one distinct line means, worked out once however often the line repeats."""
 
     __slots__ = ("_source", "contexts", "event", "failing", "hits", "judged", "nccl", "records",
-                 "rendezvous", "repeats", "score", "settled", "tallied", "text")
+                 "rendezvous", "repeats", "score", "settled", "tallied", "text", "visible_devices")
 
     def __init__(self, plan: Plan, text: str, keywords: frozenset[int]) -> None:
         self.text = text
         self.score = 0
-        to_nccl = to_event = to_rendezvous = False
+        to_nccl = to_event = to_rendezvous = to_devices = False
         contexts: list[int] = []
         found: dict[int, list[re.Match[str] | None]] = {}  # signature -> its patterns' matches
         for keyword in keywords:
@@ -80,6 +81,7 @@ class Verdict:
             to_nccl = to_nccl or role.feeds_nccl
             to_event = to_event or role.marks_event
             to_rendezvous = to_rendezvous or role.names_rendezvous
+            to_devices = to_devices or role.lists_devices
             for consumer in role.consumers:
                 match = consumer.regex.search(text) if consumer.regex else None
                 if consumer.regex is not None and not match:
@@ -93,6 +95,7 @@ class Verdict:
         self.nccl = nccl.parse(text) if to_nccl else None
         self.event = shutdown.event(text) if to_event else None
         self.rendezvous = firewall.rendezvous_address(text) if to_rendezvous else None
+        self.visible_devices = visible_devices.listed(text) if to_devices else 0
         self.failing = bool(self.hits) and not suspicious.is_benign(text)
         self.tallied = bool(self.hits or self.contexts)
         self._source: tuple[str | None] | None = None
