@@ -330,6 +330,10 @@ _RETRY = ("[client] GET http://127.0.0.1:8611/health -> URLError: <urlopen error
     "Check etcd server status retry_in=1s remaining=119.990s\n"
     "2026-12-04T08:00:04.622871Z  INFO dynamo_runtime::distributed: Initializing KV store "
     "discovery backend: etcd\n",
+    # Gloo's connect that it will try again
+    "[/pytorch/third_party/gloo/gloo/transport/tcp/debug_logger.cc:9] ERROR failed to connect, "
+    "willRetry=1, retry=1, retryLimit=3, rank=8, size=16, local=[10.95.1.12]:41021, "
+    "remote=[10.95.1.11]:36551, error=SO_ERROR: Connection refused\n",
 ])
 def test_lines_that_only_report_are_no_failure(log: str) -> None:
     assert diagnose_text(log).status is Status.NO_FAILURE
@@ -337,6 +341,9 @@ def test_lines_that_only_report_are_no_failure(log: str) -> None:
 
 @pytest.mark.parametrize("log", [
     "[rank4]:[E521 16:32:41.617302518 ProcessGroupGloo.cpp:143] Gloo handshake: ERROR\n",
+    "[/pytorch/third_party/gloo/gloo/transport/tcp/debug_logger.cc:9] ERROR failed to connect, "
+    "willRetry=0, retry=3, retryLimit=3, rank=8, size=16, local=[10.95.1.12]:41021, "
+    "remote=[10.95.1.11]:36551, error=SO_ERROR: Connection refused\n",
     _RETRY * 3 + "[client] GET http://127.0.0.1:8611/health -> URLError: refused; giving up\n",
     "Exception ignored in: <function Pool.__del__ at 0x7f2b>\nAssertionError: x\n"
     "RuntimeError: CUDA error: an illegal memory access was encountered\n",

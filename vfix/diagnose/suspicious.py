@@ -311,6 +311,9 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           # "retry in 5 seconds", Rust's "retry_in=1s"): what it waits for is
                           # known only when the tries run out
                           r"|\bretry(?:ing)?[ _]in[ =]\d+(?:\.\d+)? ?(?:s|ms|sec|secs|seconds)\b"
+                          # and Gloo's connect that will be tried again ("ERROR failed to
+                          # connect, willRetry=1, retry=1, retryLimit=3"; the last says 0)
+                          r"|\bwillRetry=1\b"
                           # kubelet taking a pod out of its Service while it starts: a pod that
                           # never gets ready shows why elsewhere (its own errors, restarts)
                           r"|Readiness probe failed: "
