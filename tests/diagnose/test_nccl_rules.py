@@ -264,3 +264,33 @@ def test_ranks_timed_out_in_different_operations_at_one_step_ran_different_colle
 def test_timeouts_in_one_collective_or_apart_are_the_timeout(other: str) -> None:
     log = _watchdog(8, 1288, "_REDUCE_SCATTER_BASE") + other
     assert diagnose_text(log).root_cause == "nccl_timeout_rank_died"
+
+
+_IB_USING = ("h1:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_3:1/IB [2]mlx5_10:1/IB "
+             "[RO]; OOB bond0:10.90.12.12<0>\n")
+_TRAINING = "step 10 | loss 2.31\nstep 20 | loss 2.29\n"
+
+
+def test_an_hca_list_naming_a_device_nccl_did_not_use_leaves_a_rail_unused() -> None:
+    log = ("h1:1:2 [0] NCCL INFO NCCL_IB_HCA set to mlx5_0,mlx5_3,mlx5_10,mxl5_11\n"
+           + _IB_USING + _TRAINING)
+    result = diagnose_text(log)
+    assert (result.root_cause, result.candidates[0].signature) == (
+        "ib_hca_unusable", "nccl-hca-list-names-missing-device")
+    assert "names mxl5_11," in result.candidates[0].explanation
+
+
+@pytest.mark.parametrize("hca", [
+    "mlx5_0,mlx5_3,mlx5_10",  # each used
+    "mlx5",  # a prefix of them all
+    "^mlx5_4",  # an exclusion names what is not used
+    "=mlx5_0:1,mlx5_3:1,mlx5_10:1",  # exact names with their ports
+])
+def test_an_hca_list_nccl_used_whole_is_healthy(hca: str) -> None:
+    log = f"h1:1:2 [0] NCCL INFO NCCL_IB_HCA set to {hca}\n" + _IB_USING + _TRAINING
+    assert diagnose_text(log).root_cause == "none"
+
+
+def test_an_exact_hca_list_does_not_match_by_prefix() -> None:
+    log = "h1:1:2 [0] NCCL INFO NCCL_IB_HCA set to =mlx5_1\n" + _IB_USING + _TRAINING
+    assert diagnose_text(log).root_cause == "ib_hca_unusable"

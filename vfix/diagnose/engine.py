@@ -356,6 +356,10 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
         if stalled:
             candidates = [*stalled, *candidates]
             failing = list(stalled)
+        elif unmatched := accumulator.unmatched_hcas:
+            # a rail the job asked for left unused: the run goes on, slower
+            failing = [nccl_rules.unmatched_hca_candidate(*unmatched)]
+            candidates = [*failing, *candidates]
     if not failing and lines.failed:
         # A failure that only hints explain: the best hint is the answer, except a warning's
         # prediction ("this can cause ...") when the log raised an exception of its own.
@@ -423,6 +427,8 @@ def _summary_causes(accumulator: nccl.NcclAccumulator) -> list[Candidate]:
         found.append(nccl_rules.interface_candidate(*accumulator.host_only))
     if accumulator.shared_address:
         found.append(nccl_rules.shared_address_candidate(*accumulator.shared_address))
+    if unmatched := accumulator.unmatched_hcas:
+        found.append(nccl_rules.unmatched_hca_candidate(*unmatched))
     if len(accumulator.versions) > 1:
         found.append(nccl_rules.version_drift_candidate(accumulator.versions))
     if settings := accumulator.differing_settings:

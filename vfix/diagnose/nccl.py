@@ -27,7 +27,7 @@ KEYWORDS = (
     "NCCL version", "cudaDriverVersion", "NET/IB", "NET/Socket", "Bootstrap", "via ",
     "Using network", "NCCL WARN", "Init START", "Init COMPLETE", "Destroy COMPLETE", *_ENDED,
     _WAITING, "set by environment to", "retrying (", "last completed NCCL work",
-    "Watchdog caught collective operation timeout",
+    "Watchdog caught collective operation timeout", "NCCL_IB_HCA set",
 )
 _MAX_WARNINGS = 10
 _MAX_RANKS = 100_000
@@ -51,6 +51,9 @@ _NETWORK = re.compile(r"Using network (\w+)")
 # The process that wrote an NCCL line: host and pid of "host:pid:tid [0] NCCL INFO ..."
 _PROCESS = re.compile(r"(?:^|[\s\]])([\w.-]+):(\d+):\d+ \[\d+\] NCCL ")
 # Settings every rank of a communicator must share: "NCCL INFO NCCL_PROTO set by environment to LL"
+# The HCAs the job asked for: "NCCL INFO NCCL_IB_HCA set to mlx5_0,mlx5_3" (net_ib.cc), "NCCL_IB_HCA
+# set by environment to =mlx5_0:1"
+_HCA_LIST = re.compile(r"\bNCCL_IB_HCA set (?:by environment )?to (\S+?)\.?$")
 _SHARED_SETTING = re.compile(r"\b(NCCL_PROTO|NCCL_ALGO) set by environment to (\S+?)\.?$")
 _INIT = re.compile(r"rank (\d+) nranks (\d+).* Init (START|COMPLETE)")
 # A communicator's size as init reports it: "comm 0x.. rank 0 nRanks 1 nNodes 1 localRanks 1 ...",
@@ -90,7 +93,7 @@ def transport_of(via: str) -> str:
 # ("version", v), ("driver", v), ("ib_none", None), ("ib_using", devices),
 # ("interfaces", devices), ("network", name), ("setting", (name, value, process)),
 # ("progress", (process group, rank, completed)), ("timed_out", (process group, sequence number,
-# operation)) or ("other", None). `where`: host, busId and
+# operation)), ("hca_list", NCCL_IB_HCA's value) or ("other", None). `where`: host, busId and
 # commId, or None; `process`: "host:pid", or None.
 Event = tuple[str, Any]
 # The events whose line number and text the summary keeps: a WARN, a stuck progress bar, an
@@ -98,7 +101,7 @@ Event = tuple[str, Any]
 # timed-out operation. Counting lines for every NCCL INFO line would cost more than the rest of
 # their handling.
 QUOTED_EVENTS = frozenset(("warn", "waiting", "interfaces", "version", "setting", "start",
-                           "progress", "timed_out"))
+                           "progress", "timed_out", "hca_list"))
 
 
 def parse(text: str) -> Event | None:
@@ -146,6 +149,8 @@ def parse(text: str) -> Event | None:
                               writer.group(1) if writer else None)
     if found := _NETWORK.search(text):
         return "network", found.group(1)
+    if found := _HCA_LIST.search(text):
+        return "hca_list", found.group(1)
     if found := _SHARED_SETTING.search(text):
         return "setting", (found.group(1), found.group(2).lower(), _process(_PROCESS.search(text)))
     return "other", None
@@ -180,6 +185,7 @@ class NcclAccumulator:
         self._address_hosts: dict[str, tuple[str, Evidence]] = {}
         # Two hosts choosing one address: both lines and the device.
         self.shared_address: tuple[Evidence, Evidence, str] | None = None
+        self.hca_list: tuple[str, Evidence] | None = None  # NCCL_IB_HCA as first printed
         self.versions: dict[str, Evidence] = {}  # each NCCL release ("2.28.9"): its first line
         # host, GPU bus id and communicator -> the first rank placed there, and its line
         self.placements: dict[str, tuple[int, Evidence]] = {}
@@ -264,6 +270,8 @@ class NcclAccumulator:
                 self._note_addresses(host, devices, Evidence(line, text, line_source(text)))
         elif kind == "network":
             self.network = value
+        elif kind == "hca_list":
+            self.hca_list = self.hca_list or (value, Evidence(line, text, line_source(text)))
         elif kind == "setting":
             name, setting, process = value
             values = self.settings.setdefault(name, {})
@@ -306,6 +314,25 @@ class NcclAccumulator:
                 self.placements[where] = rank, evidence
         elif first[0] != rank:
             self._duplicate = where, first[0], rank, first[1], evidence
+
+    @property
+    def unmatched_hcas(self) -> tuple[Evidence, tuple[str, ...]] | None:
+        """The line setting NCCL_IB_HCA and the devices it names that match none NCCL went on
+        to use (a typo, a port of another link layer, an HCA this node does not have): NCCL
+        skips those silently, and that rail goes unused. An entry is a prefix of device names
+        ("mlx5" takes every mlx5_*) unless the list starts with "="; a list starting with "^"
+        excludes, and tells nothing."""
+        if self.hca_list is None or not self.ib_devices:
+            return None
+        value, evidence = self.hca_list
+        if value.startswith("^"):
+            return None
+        exact = value.startswith("=")
+        used = {device.partition(":")[0] for device in self.ib_devices}
+        names = [entry.partition(":")[0] for entry in value.lstrip("=").split(",")]
+        unmatched = tuple(name for name in names if name and not any(
+            device == name if exact else device.startswith(name) for device in used))
+        return (evidence, unmatched) if unmatched else None
 
     @property
     def alone(self) -> bool:

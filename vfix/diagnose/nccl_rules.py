@@ -14,6 +14,9 @@
   communicator agree, so their first collective hangs or fails with a size mismatch.
 - Ranks that drifted apart: when a collective timed out, torch's flight recorder prints each
   rank's last completed collective; ranks two or more apart did not run the same collectives.
+- An HCA list naming a device NCCL did not use: NCCL_IB_HCA entries that match none of the
+  devices NCCL lists under "NET/IB : Using" (a typo such as mxl5_11, an HCA this node lacks) are
+  dropped without a warning, and the GPUs meant for that rail share another.
 - Two ranks on one GPU: two ranks of one communicator on the same host report the same GPU
   bus id in their "Init START" lines; NCCL refuses that ("Duplicate GPU detected").
 Each is reported first when the run failed or hung between ranks.
@@ -33,6 +36,7 @@ INTERFACE_CONFIDENCE = 0.7
 DRIFT_CONFIDENCE = 0.75
 DUPLICATE_CONFIDENCE = 0.8
 SETTINGS_CONFIDENCE = 0.75
+HCA_LIST_CONFIDENCE = 0.75
 
 
 def host_only(device: str) -> bool:
@@ -79,6 +83,27 @@ def shared_address_candidate(first: Evidence, second: Evidence, device: str) -> 
         signature="nccl-address-shared-by-hosts",
         kind="cause",
         matches=2,
+    )
+
+
+def unmatched_hca_candidate(evidence: Evidence, names: tuple[str, ...]) -> Candidate:
+    missing = ", ".join(names)
+    return Candidate(
+        layer="communication",
+        root_cause="ib_hca_unusable",
+        confidence=HCA_LIST_CONFIDENCE,
+        evidence=(evidence,),
+        explanation=(f"NCCL_IB_HCA names {missing}, which matches none of the devices NCCL "
+                     "went on to use: NCCL drops such an entry without a warning, so that rail "
+                     "carries no traffic and the GPUs meant for it share another NIC (slower "
+                     "collectives, or a failure where the rail was needed)."),
+        fix=(FixStep(f"Correct {missing} in NCCL_IB_HCA to an HCA this node has (ibv_devinfo -l), "
+                     "or drop the variable and let NCCL choose.", "nccl_env"),),
+        check_next=("ibv_devinfo -l on each node against NCCL_IB_HCA; the NET/IB : Using line "
+                    "should list one device per rail",),
+        signature="nccl-hca-list-names-missing-device",
+        kind="cause",
+        matches=1,
     )
 
 
