@@ -266,6 +266,11 @@ def test_timeouts_in_one_collective_or_apart_are_the_timeout(other: str) -> None
     assert diagnose_text(log).root_cause == "nccl_timeout_rank_died"
 
 
+def test_a_send_and_its_receive_at_one_step_are_one_transfer() -> None:
+    log = _watchdog(17, 611904, "SEND") + _watchdog(33, 611904, "RECV")
+    assert diagnose_text(log).root_cause == "nccl_timeout_rank_died"
+
+
 _IB_USING = ("h1:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_3:1/IB [2]mlx5_10:1/IB "
              "[RO]; OOB bond0:10.90.12.12<0>\n")
 _TRAINING = "step 10 | loss 2.31\nstep 20 | loss 2.29\n"

@@ -71,6 +71,8 @@ _PROGRESS_RANK = re.compile(r"(?:PG GUID (\S+?)(?:\(\w*\))? )?Rank (\d+)\]")
 # torch's watchdog naming the collective each rank timed out in: "[PG ID 0 PG GUID 0(default_pg)
 # Rank 8] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1288,
 # OpType=_REDUCE_SCATTER_BASE, NumelIn=88080384, ..."
+# the halves of one point-to-point transfer, as the watchdog names them
+_P2P_HALF = {"SEND": "P2P", "RECV": "P2P", "_SEND": "P2P", "_RECV": "P2P"}
 _TIMED_OUT = re.compile(r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), "
                         r"OpType=(\w+)")
 
@@ -389,9 +391,11 @@ class NcclAccumulator:
     def different_collectives(self) -> tuple[Evidence, Evidence] | None:
         """The watchdog lines of two ranks of one process group that timed out at the same
         sequence number in different operations (one in a reduce-scatter, another in an
-        all-gather): the ranks' programs issued different collectives."""
+        all-gather): the ranks' programs issued different collectives. A send and a receive
+        are the two halves of one point-to-point transfer (pipeline stages), not a mismatch."""
         for operations in self.timed_out.values():
-            if len(operations) > 1:
+            kinds = {_P2P_HALF.get(operation, operation) for operation in operations}
+            if len(kinds) > 1:
                 first, second = list(operations.values())[:2]
                 return first, second
         return None
