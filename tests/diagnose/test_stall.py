@@ -135,3 +135,9 @@ def test_a_communicator_of_one_rank_that_stops_was_cut_short_not_hung() -> None:
     assert diagnosis.status is Status.NO_FAILURE
     two = alone.replace("nranks 1", "nranks 2").replace("nRanks 1", "nRanks 2")
     assert diagnose_text(BOOTSTRAP + two).candidates[0].signature == "nccl-stalled"
+
+
+def test_training_steps_at_the_end_are_a_run_that_went_on_whatever_last_names_nccl() -> None:
+    ended = "step 100 | loss 2.77\nstep 5000 | loss 1.61\n# all ranks finished; NCCL was fine\n"
+    assert diagnose_text(BOOTSTRAP + READY + ended).status is Status.NO_FAILURE
+    assert diagnose_text(BOOTSTRAP + READY + "# NCCL was fine\n").status is Status.CAUSE_FOUND

@@ -342,9 +342,11 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
     failing = [c for c in candidates if c.kind != "hint"]
     if not failing and not lines.raised:
         # Nothing failed but NCCL's output stops at the end: a hang, which notes (an NCCL
-        # WARN about a missing optional library, say) do not explain.
-        stalled = stall.stall_candidates(summary, accumulator.destroyed, scanner.lines,
-                                         accumulator.waiting_line, accumulator.alone)
+        # WARN about a missing optional library, say) do not explain; not when the log ends
+        # on training steps (the run went on after whatever NCCL printed).
+        stalled = () if len(progress.steps) >= 2 else stall.stall_candidates(
+            summary, accumulator.destroyed, scanner.lines, accumulator.waiting_line,
+            accumulator.alone)
         if stalled and summary is not None and stall.during_bootstrap(summary):
             # P2P cannot hang a run before any rank is set up; a network NCCL had to give up
             # on (no IB device, no libibverbs: sockets instead) is the first thing to look at
