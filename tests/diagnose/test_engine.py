@@ -330,6 +330,9 @@ _RETRY = ("[client] GET http://127.0.0.1:8611/health -> URLError: <urlopen error
     "Check etcd server status retry_in=1s remaining=119.990s\n"
     "2026-12-04T08:00:04.622871Z  INFO dynamo_runtime::distributed: Initializing KV store "
     "discovery backend: etcd\n",
+    # an optional import replaced by another (SGLang)
+    "[2026-12-30 14:00:40 TP0] Failed to import mooncake allocator for NVLINK: No module named "
+    "'mooncake.allocator'. Falling back to the default allocator.\n",
     # Gloo's connect that it will try again
     "[/pytorch/third_party/gloo/gloo/transport/tcp/debug_logger.cc:9] ERROR failed to connect, "
     "willRetry=1, retry=1, retryLimit=3, rank=8, size=16, local=[10.95.1.12]:41021, "

@@ -291,8 +291,11 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           # resume download...")
                           r"|' thrown while requesting (?:GET|HEAD|POST) "
                           r"|^(?:\(\w+ pid=\d+\) )?Error while downloading from https?://"
-                          # SGLang's model registry skipping a model class it cannot import
+                          # SGLang's model registry skipping a model class it cannot import,
+                          # and an optional import it replaces ("Failed to import mooncake
+                          # allocator for NVLINK: No module named ... Falling back to ...")
                           r"|Ignore import error when loading "
+                          r"|Failed to import .{1,200}\. Falling back to "
                           # Open MPI skipping an optional component it cannot load (hcoll, ucc)
                           r"|mca_base_component_repository_open: unable to open "
                           # slurmstepd falling back to /tmp for a TMPDIR it could not create
