@@ -1360,6 +1360,6 @@ def test_a_visible_devices_list_longer_than_the_gpus_seen_names_a_missing_gpu() 
 
 
 @pytest.mark.parametrize("listed", ["CUDA_VISIBLE_DEVICES=0,1", "CUDA_VISIBLE_DEVICES= ", ""])
-def test_a_list_the_gpus_seen_fill_leaves_a_gpu_count(listed: str) -> None:
+def test_a_list_no_longer_than_the_gpus_seen_leaves_a_gpu_count(listed: str) -> None:
     result = diagnose_text(f"{listed}\nTraceback (most recent call last):\n{_WORLD_TOO_LARGE}")
     assert result.root_cause == "gpu_count_insufficient"
