@@ -941,6 +941,35 @@ def test_a_ctrl_c_after_the_server_was_ready_is_a_clean_stop() -> None:
     assert (result.status, result.root_cause) == (Status.NO_FAILURE, "none")
 
 
+def _real(name: str) -> str:
+    return next(LOGS.glob(f"*/{name}")).read_text()
+
+
+def test_a_service_restarted_after_a_clean_stop_is_judged_by_its_new_run() -> None:
+    """A journal of a vLLM service: a healthy run stopped with SIGTERM, then a restart that
+    failed. The earlier stop must not make the new run's failure read as teardown."""
+    restarted = _real("h200-vllm026-serve-ok.log") + _real("h200-vllm026-pp2-on-1gpu.log")
+    result = diagnose_text(restarted)
+    assert (result.status, result.root_cause) == (Status.CAUSE_FOUND, "gpu_count_insufficient")
+    assert result.note is not None and "from line 120" in result.note
+
+
+def test_teardown_errors_of_a_run_stopped_before_a_restart_stay_teardown() -> None:
+    healthy = _real("h200-vllm026-serve-ok.log")
+    launch = ("(APIServer pid=7) INFO 01-01 00:01:00 [utils.py:1] non-default args: "
+              "{'model_tag': '/tmp/tiny'}\n")
+    result = diagnose_text(_READY + _STOPPED + launch + healthy)
+    assert (result.status, result.root_cause) == (Status.NO_FAILURE, "none")
+
+
+def test_a_launch_after_a_failed_run_does_not_hide_that_failure() -> None:
+    """Only a run stopped healthy is left behind: one that failed, then was restarted (a
+    crash loop), still shows its failure."""
+    crashed = _real("h200-vllm026-pp2-on-1gpu.log")
+    result = diagnose_text(crashed + _real("h200-vllm026-serve-ok.log"))
+    assert (result.root_cause, result.note) == ("gpu_count_insufficient", None)
+
+
 _RETRYING = ("[W1203 14:40:46.328611839 TCPStore.cpp:340] [c10d] TCP client failed to "
              "connect/validate to host 127.0.0.1:29662 - retrying (try=0, timeout=600000ms, "
              "delay=42557ms): Interrupted system call\n")

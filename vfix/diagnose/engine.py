@@ -115,45 +115,74 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
     """Diagnose one input read from a binary stream, in bounded memory."""
     plan = _Plan(signatures) if signatures is not None else _plan()
     scanner = Scanner(plan.finder, (plan.locate_signal, plan.locate_suspicious))
-    verdicts = Verdicts(plan, scanner.describe, clean_line, MAX_LINE_CHARS)
-    tally = Tally(plan.waiting)
-    lines = suspicious.SuspiciousLines()
-    summary = nccl.NcclAccumulator()
-
-    lifecycle = shutdown.Lifecycle()
-    rendezvous: set[str] = set()
-    listed_devices = 0  # the longest CUDA_VISIBLE_DEVICES list set
-    cached, judge = verdicts.cached, verdicts.judge
+    run = _Run(plan, scanner)
+    cached, judge = run.verdicts.cached, run.verdicts.judge
     for span in scanner.spans(stream):
         # A line cut in pieces has one number: its later pieces are counted the careful way.
         piece = span.start if span.continued else -1
         # The hot loop: every line holding a signature or NCCL keyword.
         for begin, _, raw in span.hit_lines(_SIGNAL):
             verdict = cached(raw) or judge(raw)
-            if verdict.event is not None:
-                lifecycle.saw(verdict.event, span.line_at(begin))
-            if verdict.rendezvous and len(rendezvous) < firewall.MAX_ADDRESSES:
-                rendezvous.add(verdict.rendezvous)
-            listed_devices = max(listed_devices, verdict.visible_devices)
+            if verdict.settled and verdict.quiet and begin != piece:
+                verdict.repeats += 1  # a copy that changes nothing but the counts
+                continue
+            if (event := verdict.event) is not None:
+                line = span.line_at(begin)
+                if event is shutdown.Event.LAUNCH and run.stopped_healthy():
+                    run = _Run(plan, scanner, since=line)  # a restart: judge the new run
+                    cached, judge = run.verdicts.cached, run.verdicts.judge
+                    verdict = judge(raw)
+                run.lifecycle.saw(event, line)
+            if verdict.rendezvous and len(run.rendezvous) < firewall.MAX_ADDRESSES:
+                run.rendezvous.add(verdict.rendezvous)
+            run.listed_devices = max(run.listed_devices, verdict.visible_devices)
             if verdict.settled and begin != piece:
                 verdict.repeats += 1
             elif verdict.tallied:
-                tally.add(span.line_at(begin), verdict)
-            if (event := verdict.nccl) is not None:
-                quoted = event[0] in nccl.QUOTED_EVENTS
-                summary.add(span.line_at(begin) if quoted else 0, verdict.text, event)
-        _feed_suspicious(span, verdicts, lines)
-    verdicts.flush()
+                run.tally.add(span.line_at(begin), verdict)
+            if (nccl_event := verdict.nccl) is not None:
+                quoted = nccl_event[0] in nccl.QUOTED_EVENTS
+                run.summary.add(span.line_at(begin) if quoted else 0, verdict.text, nccl_event)
+        _feed_suspicious(span, run)
+    run.verdicts.flush()
 
     if scanner.bytes == 0:
         return _unusable(name, "the input is empty")
     if scanner.binary:
         return _unusable(name, "the input is not text (binary data)", scanner)
-    candidates = _rank(plan.signatures, tally.matched, tally.context_seen,
+    lifecycle = run.lifecycle
+    candidates = _rank(plan.signatures, run.tally.matched, run.tally.context_seen,
                        lifecycle.ended_at(scanner.lines), lifecycle.hung_until())
     progress = recovery.progress_lines(scanner.tail, scanner.lines)
-    return _conclude(name, candidates, lines, summary, scanner, lifecycle,
-                     plan, _Named(frozenset(rendezvous), listed_devices), progress)
+    return _conclude(name, candidates, run, scanner, plan,
+                     _Named(frozenset(run.rendezvous), run.listed_devices), progress)
+
+
+class _Run:
+    """What one run of the input showed. A log may hold several (a journal or `docker logs` of
+    a service that was restarted): once a run was stopped healthy, a new launch starts another,
+    and only the last is judged (what failed before, if anything did, was before the stop)."""
+
+    def __init__(self, plan: _Plan, scanner: Scanner, since: int = 0) -> None:
+        self.since = since  # its first line (0: the input's start)
+        self.verdicts = Verdicts(plan, scanner.describe, clean_line, MAX_LINE_CHARS)
+        self.tally = Tally(plan.waiting)
+        self.lines = suspicious.SuspiciousLines()
+        self.summary = nccl.NcclAccumulator()
+        self.lifecycle = shutdown.Lifecycle()
+        self.rendezvous: set[str] = set()
+        self.listed_devices = 0  # the longest CUDA_VISIBLE_DEVICES list set
+
+    def stopped_healthy(self) -> bool:
+        """Whether the run was stopped (`Lifecycle.stopped_healthy_at`) with nothing failing
+        before: neither a failing line nor a failing signature's."""
+        stop = self.lifecycle.stopped_healthy_at()
+        if not stop:
+            return False
+        earliest = self.lines.earliest()
+        return (earliest is None or earliest.line > stop) and not any(
+            record.failing and record.evidence[0].line < stop
+            for record in self.tally.matched.values())
 
 
 class _Named(NamedTuple):
@@ -167,22 +196,28 @@ def _fill(template: str, groups: dict[str, str]) -> str:
     return _PLACEHOLDER.sub(lambda m: groups.get(m.group(1), "?"), template)
 
 
-def _feed_suspicious(span: Span, verdicts: Verdicts, lines: suspicious.SuspiciousLines) -> None:
-    """Hands over the lines that show a failure: all of them until the first few failing ones
-    are kept, then only the last ones of the span (earlier ones would drop out of the tail)."""
+def _feed_suspicious(span: Span, run: _Run) -> None:
+    """Hands over the run's lines that show a failure: all of them until the first few failing
+    ones are kept, then only the last ones of the span (earlier ones would drop out of the
+    tail)."""
+    verdicts, lines, since = run.verdicts, run.lines, run.since
     after = -1
     if not lines.full:
         for begin, end, raw in span.hit_lines(_SUSPICIOUS, few=True):
+            line = span.line_at(begin)
+            if line < since:
+                continue
             verdict = verdicts.of(raw)
-            lines.feed(span.line_at(begin), verdict.text, verdict.score)
+            lines.feed(line, verdict.text, verdict.score)
             if lines.full:
                 after = end
                 break
         else:
             return
     for line, _, raw in span.last_hit_lines(_SUSPICIOUS, lines.TAIL, after):
-        verdict = verdicts.of(raw)
-        lines.feed(line, verdict.text, verdict.score)
+        if line >= since:
+            verdict = verdicts.of(raw)
+            lines.feed(line, verdict.text, verdict.score)
 
 
 _MAX_MERGED_EVIDENCE = 8  # lines one candidate cites once others of its root cause merge in
@@ -287,10 +322,9 @@ def _after_an_earlier_cause(signatures: Sequence[Signature],
             and c.evidence[0].line > first + _SAME_REPORT_LINES else c for c in candidates]
 
 
-def _conclude(name: str, candidates: list[Candidate], lines: suspicious.SuspiciousLines,
-              accumulator: nccl.NcclAccumulator, scanner: Scanner,
-              lifecycle: shutdown.Lifecycle, plan: _Plan,
+def _conclude(name: str, candidates: list[Candidate], run: _Run, scanner: Scanner, plan: _Plan,
               named: _Named, progress: recovery.Progress) -> Diagnosis:
+    lines, accumulator, lifecycle = run.lines, run.summary, run.lifecycle
     summary = accumulator.summary(scanner.last_nccl)
     hung = lifecycle.hung_until()
     if hung and not any(c.evidence[0].line < hung for c in candidates if c.kind != "hint"):
@@ -313,10 +347,13 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
     top = failing[0] if failing else None
     root_cause = top.root_cause if top else ("unknown" if status is Status.UNKNOWN else "none")
     layer: str | None = top.layer if top else None
-    note = None
+    notes = []
+    if run.since:
+        notes.append(f"Judged the last run, from line {run.since}: the one before it was "
+                     "stopped healthy.")
     if status is Status.UNKNOWN:
         layer = guess_layer(lines.top(), lines.first_exception())
-        note = f"No signature explains this failure; its failing lines read as {layer}."
+        notes.append(f"No signature explains this failure; its failing lines read as {layer}.")
     return Diagnosis(
         input=name,
         status=status,
@@ -328,7 +365,7 @@ def _conclude(name: str, candidates: list[Candidate], lines: suspicious.Suspicio
         nccl=summary,
         lines=scanner.lines,
         bytes=scanner.bytes,
-        note=note,
+        note=" ".join(notes) or None,
     )
 
 

@@ -23,6 +23,7 @@ class Event(Enum):
     INTERRUPT = "interrupt"
     SHUTDOWN = "shutdown"  # vLLM tearing its processes down, whatever asked it to
     PORT_ACTIVE = "port_active"  # an IB/RoCE port NCCL uses came (back) up
+    LAUNCH = "launch"  # a server or launcher starting up (once per run)
 
 
 # Lines that may mark an event; the scanner only hands over lines holding one of these.
@@ -32,7 +33,9 @@ KEYWORDS = ("received signal=SIGTERM", "received signal=SIGINT", "KeyboardInterr
             "The server is fired up and ready to roll", "Successfully assigned ",
             "Error waiting on exit barrier", "worker group successfully finished",
             ") started successfully", "port active", "Port recovery succeeded",
-            "Started container", "' succeeded", "exits successfully")
+            "Started container", "' succeeded", "exits successfully",
+            "vLLM API server version", "non-default args: {", "server_args=ServerArgs(",
+            "Starting elastic_operator with launch configs")
 # vLLM V1: "[shutdown] EngineCore: trigger received signal=SIGTERM" (a process still starting
 # up raises KeyboardInterrupt instead); uvicorn (vLLM's API server): "INFO:     Application
 # startup complete."
@@ -74,6 +77,13 @@ _EVENTS = (
     # and NCCL 2.29+'s own recovery of a failed device: "Port recovery succeeded for devIndex=1"
     (re.compile(r"\bGot (?:non-fatal )?async (?:error )?event ?: port active\b"
                 r"|\bPort recovery succeeded for devIndex\b"), Event.PORT_ACTIVE),
+    # what a run prints once, as it starts: vLLM's API server ("vLLM API server version
+    # 0.11.0", and since 0.6 "non-default args: {'model_tag': ...}"), SGLang's
+    # ("server_args=ServerArgs(model_path=..."), torchrun's agent ("Starting elastic_operator
+    # with launch configs:"). A journal or `docker logs` of a service that was
+    # restarted holds one per run.
+    (re.compile(r"\bvLLM API server version \d|\bnon-default args: \{|\bserver_args=ServerArgs\("
+                r"|\bStarting elastic_operator with launch configs\b"), Event.LAUNCH),
 )
 
 
