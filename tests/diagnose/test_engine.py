@@ -677,6 +677,39 @@ def test_a_wait_for_ray_that_ended_is_a_note() -> None:
     assert result.candidates[0].kind == "hint"
 
 
+def test_a_wait_for_ray_ended_by_serving_requests_is_a_note() -> None:
+    """The placement group waited for a late node, then the server answered requests: the
+    wait was over, however near the end of a short log it stood."""
+    served = ("(APIServer pid=1) INFO:     10.0.0.9:40130 - \"POST /v1/completions HTTP/1.1\" "
+              "200 OK\n"
+              "(APIServer pid=1) INFO 01-01 00:02:00 [loggers.py:1] Engine 000: Avg prompt "
+              "throughput: 980.3 tokens/s, Avg generation throughput: 212.6 tokens/s\n")
+    log = _PG_WAIT.format(s=10) + _PG_WAIT.format(s=30) + served
+    assert diagnose_text(log).status is Status.NO_FAILURE
+    # one answered request is not yet a server that went on
+    assert diagnose_text(log.rsplit("\n", 2)[0] + "\n").status is Status.CAUSE_FOUND
+
+
+def test_an_engine_killed_by_sigbus_had_too_small_a_dev_shm() -> None:
+    killed = ("(APIServer pid=1) RuntimeError: Engine core initialization failed. See root cause "
+              "above. Failed core proc(s): {{'EngineCore_DP0': {code}}}\n")
+    assert diagnose_text(killed.format(code=-7)).root_cause == "shm_too_small"
+    assert diagnose_text(killed.format(code=-9)).root_cause == "host_oom_killed"
+
+
+@pytest.mark.parametrize("line", [
+    "slurmstepd: error: Exceeded step memory limit at some point.",
+    "dgx-b14:118402:118466 [0] p2p_plugin.c:141 NCCL WARN Invalid value ucx-rma for "
+    "NCCL_PLUGIN_P2P, using default",
+    "gpu-c04:38802:39110 [3] NCCL WARN [Service thread] Error encountered progressing "
+    "operation=Close, res=3, closing connection",
+    "gpu-c04:38802:39110 [3] NCCL WARN [Proxy Service 11] Failed to execute operation Close "
+    "from rank 11, retcode 3",
+])
+def test_lines_that_only_report_what_the_run_went_on_without(line: str) -> None:
+    assert diagnose_text(line + "\n").status is Status.NO_FAILURE
+
+
 _STOPPED = ("(EngineCore pid=2) INFO 01-01 00:00:10 [core.py:1] [shutdown] EngineCore: trigger "
             "received signal=SIGTERM\n"
             "(APIServer pid=1) ERROR 01-01 00:00:10 [async_llm.py:1] vllm.v1.engine.exceptions."

@@ -408,7 +408,7 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
     elif failing and _unexplained_consequences(failing, plan.unexplained_alone):
         failing = []  # e.g. a native crash no signature explains: the failure, its cause unknown
     elif failing and _died_silently(failing[0], lines):
-        killed = silent_death.killed_candidate(failing[0].evidence[0])
+        killed = silent_death.killed_candidate(failing[0].evidence)
         candidates, failing = _first(killed, candidates), _first(killed, failing)
     elif failing and (too_high := startup_memory.asked_too_much(failing[0])):
         candidates, failing = _first(too_high, candidates), _first(too_high, failing)
@@ -431,7 +431,7 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
         return candidates, [], Status.NO_FAILURE  # only requests failed: it served on
     if recovery.port_came_back(lifecycle, failing, lines):
         return candidates, [], Status.NO_FAILURE  # an IB port flapped, and NCCL went on
-    if recovery.waited_out(lifecycle, candidates, lines):
+    if recovery.waited_out(lifecycle, candidates, lines, progress.served):
         return candidates, [], Status.NO_FAILURE  # it waited for something, then it came
     if failing:
         return candidates, failing, Status.CAUSE_FOUND

@@ -114,18 +114,23 @@ def port_came_back(lifecycle: Lifecycle, failing: list[Candidate],
             and _last_failure(failing, lines, _PORT_BACK) < active)
 
 
-def waited_out(lifecycle: Lifecycle, candidates: list[Candidate], lines: SuspiciousLines) -> bool:
+def waited_out(lifecycle: Lifecycle, candidates: list[Candidate], lines: SuspiciousLines,
+               served: list[int]) -> bool:
     """Whether the run recovered before the log ended: torchrun's workers all succeeded after
     whatever failed, or the run only waited for something that then came (the server became
-    ready after a peer, daemon or node it waited for, Kubernetes placed the pod that waited for
-    GPUs). The last time it became ready counts: a server may lose a node, wait and recover."""
+    ready, or answered requests, after a peer, daemon or node it waited for; Kubernetes placed
+    the pod that waited for GPUs). The last time it became ready counts: a server may lose a
+    node, wait and recover. `served`: the lines of requests answered at the log's end."""
     ready = lifecycle.last.get(Event.READY, 0)
     scheduled = lifecycle.last.get(Event.SCHEDULED, 0)
     started = lifecycle.last.get(Event.STARTED, 0)
     finished = lifecycle.first.get(Event.FINISHED, 0)
+    answering = sorted(served)[-_SERVED_AFTER] if len(served) >= _SERVED_AFTER else 0
     return ((finished > 0 and 0 < _last_failure(candidates, lines) < finished)
             or (ready > 0
                 and _waited_out_before(ready, _WAITED_OUT, candidates, lines, _OVER_ONCE_READY))
+            or (answering > 0 and bool(_failures(candidates))  # a known wait, not any error
+                and _waited_out_before(answering, _WAITED_OUT, candidates, lines))
             or (scheduled > 0
                 and _waited_out_before(scheduled, _WAITED_FOR_NODES, candidates, lines))
             or (started > 0 and _set_up_before(started, candidates, lines)))

@@ -300,6 +300,16 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|mca_base_component_repository_open: unable to open "
                           # slurmstepd falling back to /tmp for a TMPDIR it could not create
                           r"|Unable to create TMPDIR \[|Setting TMPDIR to /tmp"
+                          # NCCL and its plugins ignoring a setting they cannot parse ("Invalid
+                          # value ucx-rma for NCCL_PLUGIN_P2P, using default")
+                          r"|Invalid value .{1,80} for NCCL_\w+, using default"
+                          # NCCL's proxy failing to close a connection a peer already closed while
+                          # the communicators are destroyed
+                          r"|progressing operation=Close, "
+                          r"|Failed to execute operation Close from rank"
+                          # slurmstepd's cgroup v1 failcnt, which page cache reclaimed under the
+                          # limit also raises: an OOM kill says "Detected 1 oom-kill event(s)"
+                          r"|Exceeded (?:step|job) memory limit at some point"
                           # a health check quoting an old Xid it does not count (Azure's aznhc)
                           r"|Skipping this XID error"
                           # AER: the link corrected it in hardware; a storm of them is a link to
