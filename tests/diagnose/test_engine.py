@@ -705,6 +705,8 @@ def test_an_engine_killed_by_sigbus_had_too_small_a_dev_shm() -> None:
     "operation=Close, res=3, closing connection",
     "gpu-c04:38802:39110 [3] NCCL WARN [Proxy Service 11] Failed to execute operation Close "
     "from rank 11, retcode 3",
+    "[2026-12-06 09:14:05] Breakable prefill CUDA graph with DeepEP requires bucket sizes "
+    "divisible by 8; aligning [1, 2, 4, 12] -> [8, 16]",
 ])
 def test_lines_that_only_report_what_the_run_went_on_without(line: str) -> None:
     assert diagnose_text(line + "\n").status is Status.NO_FAILURE

@@ -303,6 +303,9 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           # NCCL and its plugins ignoring a setting they cannot parse ("Invalid
                           # value ucx-rma for NCCL_PLUGIN_P2P, using default")
                           r"|Invalid value .{1,80} for NCCL_\w+, using default"
+                          # SGLang rounding a setting to what a kernel needs ("... requires bucket
+                          # sizes divisible by 8; aligning [1, 2, 4, 12] -> [8, 16]")
+                          r"|divisible by \d+; aligning "
                           # NCCL's proxy failing to close a connection a peer already closed while
                           # the communicators are destroyed
                           r"|progressing operation=Close, "
