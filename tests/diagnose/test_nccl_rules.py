@@ -155,6 +155,16 @@ def test_a_rank_without_the_protocol_its_peer_set_is_a_mismatch() -> None:
     assert {e.line for e in result.candidates[0].evidence} == {1, 3}
 
 
+def test_a_rank_whose_init_start_was_left_out_is_cited_by_its_init_complete() -> None:
+    """A log grepped for the settings and Init COMPLETE (no START lines): the rank that did not
+    print the setting is still one that left it unset."""
+    grepped = ("vm:669:669 [0] NCCL INFO NCCL_PROTO set by environment to Simple\n"
+               + _init(669, 1, "COMPLETE") + _init(668, 0, "COMPLETE"))
+    result = diagnose_text(grepped + TORCHRUN_INTERRUPTED)
+    assert result.root_cause == "collective_mismatch"
+    assert {e.line for e in result.candidates[0].evidence} == {1, 3}
+
+
 def test_a_rank_that_never_completed_init_is_not_counted_as_unset() -> None:
     log = ONE_SIDED.replace(_init(668, 0, "COMPLETE"), "")
     assert diagnose_text(log + TORCHRUN_INTERRUPTED).root_cause != "collective_mismatch"

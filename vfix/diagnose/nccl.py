@@ -103,7 +103,7 @@ Event = tuple[str, Any]
 # timed-out operation. Counting lines for every NCCL INFO line would cost more than the rest of
 # their handling.
 QUOTED_EVENTS = frozenset(("warn", "waiting", "interfaces", "version", "setting", "start",
-                           "progress", "timed_out", "hca_list"))
+                           "complete", "progress", "timed_out", "hca_list"))
 
 
 def parse(text: str) -> Event | None:
@@ -201,7 +201,8 @@ class NcclAccumulator:
         self.settings: dict[str, dict[str, Evidence]] = {}
         self._set_by: dict[str, set[str]] = {}
         self._started_at: dict[str, Evidence] = {}  # process -> its first Init START line
-        self._completed_procs: set[str] = set()  # processes past Init COMPLETE
+        # processes past Init COMPLETE: the first such line of each
+        self._completed_procs: dict[str, Evidence] = {}
         # process group -> rank -> the last collective it completed, and that line
         self.progress: dict[str, dict[int, tuple[int, Evidence]]] = {}
         # (process group, sequence number) -> each operation ranks timed out in there: its line
@@ -247,7 +248,7 @@ class NcclAccumulator:
             if where is not None and len(self._completed_at) < _MAX_RANKS:
                 self._completed_at.add((rank, where))
             if process and len(self._completed_procs) < _MAX_RANKS:
-                self._completed_procs.add(process)
+                self._completed_procs.setdefault(process, Evidence(line, text, line_source(text)))
         elif kind == "destroy":
             self.destroyed = True
         elif kind == "version":
@@ -344,16 +345,16 @@ class NcclAccumulator:
     @property
     def differing_settings(self) -> dict[str, Evidence]:
         """Where ranks set NCCL_PROTO / NCCL_ALGO differently: the first line of each value, and
-        the Init START line of a process that completed init without printing the setting
-        (its environment left it unset)."""
+        the Init START (else Init COMPLETE) line of a process that completed init without
+        printing the setting (its environment left it unset)."""
         differing: dict[str, Evidence] = {}
         for name, values in self.settings.items():
-            unset = [process for process in sorted(self._completed_procs - self._set_by[name])
-                     if process in self._started_at]
+            unset = sorted(self._completed_procs.keys() - self._set_by[name])
             if len(values) > 1 or unset:
                 differing.update((f"{name}={setting}", line) for setting, line in values.items())
             if unset:
-                differing[f"{name} unset"] = self._started_at[unset[0]]
+                differing[f"{name} unset"] = (self._started_at.get(unset[0])
+                                              or self._completed_procs[unset[0]])
         return differing
 
     @property
