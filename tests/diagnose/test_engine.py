@@ -677,6 +677,20 @@ def test_a_wait_for_ray_that_ended_is_a_note() -> None:
     assert result.candidates[0].kind == "hint"
 
 
+def test_a_heading_a_person_wrote_above_the_pastes_is_not_a_failing_line() -> None:
+    """An IB port that flapped and came back, then the run trained on; the ticket's note about
+    the cable is prose, not the last failure."""
+    flap = ("gpu-k31:88712:89450 [6] transport/net_ib/common.cc:179 NCCL WARN NET/IB : mlx5_6:1 "
+            "Got non-fatal async event: port error(10)\n"
+            "gpu-k31:88712:89450 [6] transport/net_ib/common.cc:179 NCCL WARN NET/IB : mlx5_6:1 "
+            "Got non-fatal async event: port active(9)\n")
+    note = "## DC log: a technician reseated HCA-7's cable; the job ran on, no NCCL error\n"
+    assert diagnose_text(flap + note).status is Status.NO_FAILURE
+    # one "#" starts nccl-tests' own lines: its footer repeats the error
+    assert diagnose_text(flap + "# error: unhandled system error\n").status is not (
+        Status.NO_FAILURE)
+
+
 def test_a_wait_for_ray_ended_by_serving_requests_is_a_note() -> None:
     """The placement group waited for a late node, then the server answered requests: the
     wait was over, however near the end of a short log it stood."""

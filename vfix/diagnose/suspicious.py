@@ -372,11 +372,18 @@ def is_benign(text: str) -> bool:
             or _COMMAND_ECHO.match(text) is not None)
 
 
+# A heading a person wrote above pasted output ("## DC log: a technician reseated the cable"):
+# prose about the failure, not a line the failing program printed. (One "#" starts nccl-tests'
+# own lines, "# error: ..." among them.)
+_NOTE_HEADING = re.compile(r"#{2,} ")
+
+
 def _judge(line: int, text: str, score: int) -> tuple[int, int, str] | None:
     """(score, line, text) for a failing line; None for one logged at a benign level or a
     frame of a C++ backtrace (its header line, a warning or an error, decides)."""
     benign = is_benign(text) and ("NCCL WARN" not in text or _RUN_GOES_ON.search(text))
-    if benign or _BACKTRACE_FRAME.match(text) or _PYTHON_WARNING.search(text):
+    if (benign or _BACKTRACE_FRAME.match(text) or _PYTHON_WARNING.search(text)
+            or _NOTE_HEADING.match(text)):
         return None
     # Score 0: the keywords that found the line are not in its text (those that end on the
     # newline: "Error\n") or only find candidates (PREFIX_KEYWORDS, NVRM's, a tool's "Couldn't ").
