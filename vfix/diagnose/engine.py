@@ -123,9 +123,6 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
         # The hot loop: every line holding a signature or NCCL keyword.
         for begin, _, raw in span.hit_lines(_SIGNAL):
             verdict = cached(raw) or judge(raw)
-            if verdict.settled and verdict.quiet and begin != piece:
-                verdict.repeats += 1  # a copy that changes nothing but the counts
-                continue
             if (event := verdict.event) is not None:
                 line = span.line_at(begin)
                 if event is shutdown.Event.LAUNCH and run.stopped_healthy():
@@ -160,8 +157,9 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
 
 class _Run:
     """What one run of the input showed. A log may hold several (a journal or `docker logs` of
-    a service that was restarted): once a run was stopped healthy, a new launch starts another,
-    and only the last is judged (what failed before, if anything did, was before the stop)."""
+    a service that was restarted): a launch after a run that was stopped healthy starts
+    another, and only the last is judged. After a run that failed, the runs stay one: its
+    failure is still the answer (a crash loop)."""
 
     def __init__(self, plan: _Plan, scanner: Scanner, since: int = 0) -> None:
         self.since = since  # its first line (0: the input's start)

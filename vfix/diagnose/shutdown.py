@@ -1,5 +1,6 @@
-"""A server's life in its log: ready to serve, asked to stop (SIGTERM), interrupted (SIGINT);
-a pod's placement on a node (what a pod pending for GPUs waited for); an IB port back up.
+"""A server's life in its log: launched, ready to serve, asked to stop (SIGTERM), interrupted
+(SIGINT); a pod's placement on a node (what a pod pending for GPUs waited for); an IB port back
+up.
 
 Errors a server prints while it is being stopped are not a failure: vLLM 0.26 logs
 EngineDeadError while it shuts down. A log whose first failing line comes after a SIGTERM is a

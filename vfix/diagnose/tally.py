@@ -66,9 +66,8 @@ class _SignatureHit(NamedTuple):
 class Verdict:
     """What one distinct line means, worked out once however often the line repeats."""
 
-    __slots__ = ("_source", "contexts", "event", "failing", "hits", "judged", "nccl", "quiet",
-                 "records", "rendezvous", "repeats", "score", "settled", "tallied", "text",
-                 "visible_devices")
+    __slots__ = ("_source", "contexts", "event", "failing", "hits", "judged", "nccl", "records",
+                 "rendezvous", "repeats", "score", "settled", "tallied", "text", "visible_devices")
 
     def __init__(self, plan: Plan, text: str, keywords: frozenset[int]) -> None:
         self.text = text
@@ -97,9 +96,6 @@ class Verdict:
         self.event = shutdown.event(text) if to_event else None
         self.rendezvous = firewall.rendezvous_address(text) if to_rendezvous else None
         self.visible_devices = visible_devices.listed(text) if to_devices else 0
-        # nothing for the scan to note but the signatures' counts (see `settled`)
-        self.quiet = (self.nccl is None and self.event is None and not self.rendezvous
-                      and not self.visible_devices)
         self.failing = bool(self.hits) and not suspicious.is_benign(text)
         self.tallied = bool(self.hits or self.contexts)
         self._source: tuple[str | None] | None = None
