@@ -677,6 +677,20 @@ def test_a_wait_for_ray_that_ended_is_a_note() -> None:
     assert result.candidates[0].kind == "hint"
 
 
+def test_sends_that_failed_while_an_ib_port_flapped_are_part_of_the_flap() -> None:
+    """NCCL's retries ran out on a send while the port was down; the port came back and NCCL
+    went on: no broken HCA."""
+    warn = "gpu-e21:7710:8422 [3] NCCL WARN NET/IB"
+    flap = (f"{warn} : mlx5_3:1 Got non-fatal async event: port error(9)\n"
+            f"{warn}: Got completion from peer 10.50.7.22<40116> with status=transport retry "
+            "counter exceeded(12) opcode=SEND(0) vendor_err=129\n"
+            f"{warn}: Device 1 marked as failed. Initiating recovery? Yes\n")
+    back = ("gpu-e21:7710:8422 [3] NCCL INFO NET/IB : mlx5_3:1 Got non-fatal async event: "
+            "port active(8)\n")
+    assert diagnose_text(flap + back).status is Status.NO_FAILURE
+    assert diagnose_text(flap).root_cause == "ib_hca_unusable"
+
+
 def test_a_heading_a_person_wrote_above_the_pastes_is_not_a_failing_line() -> None:
     """An IB port that flapped and came back, then the run trained on; the ticket's note about
     the cable is prose, not the last failure."""

@@ -99,7 +99,9 @@ def served_on(served: list[int], candidates: list[Candidate], lines: SuspiciousL
 # a port coming back: up again, given its address by the subnet manager (a LID change, a client
 # reregister), recovered by NCCL
 _PORT_EVENT = re.compile(r"\bGot (?:non-fatal )?async (?:error )?event ?: "
-                         r"|\bDevice \d+ marked as failed")
+                         r"|\bDevice \d+ marked as failed"
+                         # a send over the port while it was down: retries exceeded (status 12)
+                         r"|\bGot completion from peer .* status=(?:12\b|[\w ]+\(12\))")
 _PORT_BACK = re.compile(r"\bevent ?: (?:port active|LID change|client reregister)\b"
                         r"|\bPort recovery succeeded\b|\bas recovered\b")
 
