@@ -71,10 +71,10 @@ _PROGRESS_RANK = re.compile(r"(?:PG GUID (\S+?)(?:\(\w*\))? )?Rank (\d+)\]")
 # torch's watchdog naming the collective each rank timed out in: "[PG ID 0 PG GUID 0(default_pg)
 # Rank 8] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1288,
 # OpType=_REDUCE_SCATTER_BASE, NumelIn=88080384, ..."
-# the halves of one point-to-point transfer, as the watchdog names them
-_P2P_HALF = {"SEND": "P2P", "RECV": "P2P"}
 _TIMED_OUT = re.compile(r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), "
                         r"OpType=(\w+)")
+# the halves of one point-to-point transfer, as the watchdog names them
+_P2P_HALF = {"SEND": "P2P", "RECV": "P2P"}
 
 
 def transport_of(via: str) -> str:
