@@ -76,6 +76,9 @@ def test_broken_signature_file_is_one_clear_error() -> None:
             "- {id: x, root_cause: y, layer: other, confidence: 0.5, source: here,"
             " explanation: long enough text, match: [{keyword: abcd}],"
             " fix: [{step: do a thing, role: nosuchrole}]}\n", "bad.yaml")
+    with pytest.raises(VfixError, match="duplicate key 'regex'"):  # YAML would keep the last
+        parse_signatures(
+            "- id: x\n  match:\n    - keyword: abcd\n      regex: a\n      regex: b\n", "bad.yaml")
 
 
 # Ranking semantics: the concrete cause wins over what followed from it and over notes.

@@ -114,9 +114,22 @@ def load_signatures() -> tuple[Signature, ...]:
     return tuple(found)
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """safe_load, but a key given twice in one mapping is an error: YAML would keep the last
+    one silently (a second `regex:` under a pattern replaces the first)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[object, object]:
+        keys = [self.construct_object(key, deep=deep) for key, _ in node.value]
+        for key in keys:
+            if keys.count(key) > 1:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r}", node.start_mark)
+        return super().construct_mapping(node, deep=deep)
+
+
 def parse_signatures(text: str, name: str) -> list[Signature]:
     try:
-        raw = yaml.safe_load(text) or []
+        raw = yaml.load(text, Loader=_UniqueKeyLoader) or []
         if not isinstance(raw, list):
             raise VfixError(f"signature file {name}: expected a list of signatures")
         return [Signature.model_validate(item) for item in raw]
