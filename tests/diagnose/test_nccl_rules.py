@@ -1,6 +1,6 @@
 """Causes read off the NCCL summary: a host-only interface, one address on two hosts, ranks on
 different NCCL releases, ranks with different protocols, two ranks on one GPU, ranks whose
-collectives drifted apart."""
+collectives drifted apart, traffic between nodes over sockets beside a working fabric."""
 
 from __future__ import annotations
 
@@ -309,3 +309,33 @@ def test_an_hca_list_nccl_used_whole_is_healthy(hca: str) -> None:
 def test_an_exact_hca_list_does_not_match_by_prefix() -> None:
     log = "h1:1:2 [0] NCCL INFO NCCL_IB_HCA set to =mlx5_1\n" + _IB_USING + _TRAINING
     assert diagnose_text(log).root_cause == "ib_hca_unusable"
+
+
+_OVER_SOCKETS = (  # two nodes of a finished nccl-tests run, NCCL_IB_DISABLE=1 from a module
+    "r14-n03:201844:202101 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"
+    "r14-n03:201844:202101 [0] NCCL INFO NET/Socket : Using [0]bond0:10.14.3.3<0>\n"
+    "r14-n03:201844:202101 [0] NCCL INFO Using network Socket\n"
+    "r14-n03:201844:202118 [0] NCCL INFO Channel 00/0 : 9[1] -> 0[0] [receive] via NET/Socket/0\n"
+    "# Avg bus bandwidth    : 5.13447\n"
+)
+
+
+def test_sockets_between_nodes_beside_an_active_rdma_port_leave_the_fabric_unused() -> None:
+    ibstat = "CA 'mlx5_0'\tState: Active\tRate: 400\n"
+    result = diagnose_text(_OVER_SOCKETS + "$ ibstat | paste - - -\n" + ibstat)
+    assert (result.root_cause, result.candidates[0].signature) == (
+        "ib_unavailable", "nccl-sockets-beside-rdma")
+    assert [e.line for e in result.candidates[0].evidence] == [3, 7]
+
+
+@pytest.mark.parametrize("fabric_line", [
+    "",  # no fabric in the log: sockets may be all the cluster has
+    "\t\tPhysical state: LinkUp\n",  # a port's cable, not the port being up
+])
+def test_sockets_between_nodes_alone_are_no_failure(fabric_line: str) -> None:
+    assert diagnose_text(_OVER_SOCKETS + fabric_line).root_cause == "none"
+
+
+def test_sockets_within_one_node_beside_an_active_rdma_port_are_no_failure() -> None:
+    one_node = _OVER_SOCKETS.replace("via NET/Socket/0", "via P2P/CUMEM")
+    assert diagnose_text(one_node + "\t\tstate:\t\t\tPORT_ACTIVE (4)\n").root_cause == "none"

@@ -27,7 +27,8 @@ KEYWORDS = (
     "NCCL version", "cudaDriverVersion", "NET/IB", "NET/Socket", "Bootstrap", "via ",
     "Using network", "NCCL WARN", "Init START", "Init COMPLETE", "Destroy COMPLETE", *_ENDED,
     _WAITING, "set by environment to", "retrying (", "last completed NCCL work",
-    "Watchdog caught collective operation timeout", "NCCL_IB_HCA set",
+    "Watchdog caught collective operation timeout", "NCCL_IB_HCA set", "State: Active",
+    "PORT_ACTIVE",
 )
 _MAX_WARNINGS = 10
 _MAX_RANKS = 100_000
@@ -48,6 +49,9 @@ _IB_DEVICE = re.compile(r"\[\d+\]([\w.-]+:\d+/\w+)")
 _SOCKET_USING = re.compile(r"(?:NET/Socket|Bootstrap) ?: ?Using (.+)$")
 _SOCKET_DEVICE = re.compile(r"(?:\[\d+\])?([\w.-]+:[\w.:%-]+)(?:<\d+>)?")
 _NETWORK = re.compile(r"Using network (\w+)")
+# An RDMA port that is up, as the fabric tools print it: ibstat's "State: Active" (not its
+# "Physical state"), ibv_devinfo's "state: PORT_ACTIVE (4)"
+_RDMA_PORT_UP = re.compile(r"(?<![Pp]hysical )\bState: Active\b|\bstate:\s+PORT_ACTIVE\b")
 # The process that wrote an NCCL line: host and pid of "host:pid:tid [0] NCCL INFO ..."
 _PROCESS = re.compile(r"(?:^|[\s\]])([\w.-]+):(\d+):\d+ \[\d+\] NCCL ")
 # Settings every rank of a communicator must share: "NCCL INFO NCCL_PROTO set by environment to LL"
@@ -95,7 +99,8 @@ def transport_of(via: str) -> str:
 # ("version", v), ("driver", v), ("ib_none", None), ("ib_using", devices),
 # ("interfaces", devices), ("network", name), ("setting", (name, value, process)),
 # ("progress", (process group, rank, completed)), ("timed_out", (process group, sequence number,
-# operation)), ("hca_list", NCCL_IB_HCA's value) or ("other", None). `where`: host, busId and
+# operation)), ("hca_list", NCCL_IB_HCA's value), ("rdma_port_up", None: a fabric tool's line,
+# not NCCL's) or ("other", None). `where`: host, busId and
 # commId, or None; `process`: "host:pid", or None.
 Event = tuple[str, Any]
 # The events whose line number and text the summary keeps: a WARN, a stuck progress bar, an
@@ -103,7 +108,8 @@ Event = tuple[str, Any]
 # timed-out operation. Counting lines for every NCCL INFO line would cost more than the rest of
 # their handling.
 QUOTED_EVENTS = frozenset(("warn", "waiting", "interfaces", "version", "setting", "start",
-                           "complete", "progress", "timed_out", "hca_list"))
+                           "complete", "progress", "timed_out", "hca_list", "network",
+                           "rdma_port_up"))
 
 
 def parse(text: str) -> Event | None:
@@ -114,7 +120,7 @@ def parse(text: str) -> Event | None:
     if _WAITING in text:
         return "waiting", None
     if "NCCL" not in text:
-        return None
+        return ("rdma_port_up", None) if _RDMA_PORT_UP.search(text) else None
     if "NCCL WARN" in text:
         return "warn", None
     if (found := _PROGRESS.search(text)) and (rank := _PROGRESS_RANK.search(text)):
@@ -181,6 +187,8 @@ class NcclAccumulator:
         self.version_lines = 0  # "NCCL version" lines: one per process that set up a communicator
         self.destroyed = False  # a communicator was torn down: the run got to its end
         self.waiting_line = 0  # the last line showing work stuck at 0% (0: none)
+        self.sockets_chosen: Evidence | None = None  # the first "Using network Socket" line
+        self.rdma_port_up: Evidence | None = None  # the first fabric tool's line of a port up
         # The first Bootstrap/NET/Socket line choosing a host-only interface, and those devices.
         self.host_only: tuple[Evidence, tuple[str, ...]] | None = None
         # address -> the host that first chose it, and that line
@@ -217,6 +225,9 @@ class NcclAccumulator:
         kind, value = event
         if kind == "waiting":  # not an NCCL line: does not make a summary on its own
             self.waiting_line = line
+            return
+        if kind == "rdma_port_up":  # nor is this
+            self.rdma_port_up = self.rdma_port_up or Evidence(line, text, line_source(text))
             return
         self.seen = True
         if kind == "retry":
@@ -273,6 +284,8 @@ class NcclAccumulator:
                 self._note_addresses(host, devices, Evidence(line, text, line_source(text)))
         elif kind == "network":
             self.network = value
+            if value == "Socket" and self.sockets_chosen is None:
+                self.sockets_chosen = Evidence(line, text, line_source(text))
         elif kind == "hca_list":
             self.hca_list = self.hca_list or (value, Evidence(line, text, line_source(text)))
         elif kind == "setting":
@@ -336,6 +349,16 @@ class NcclAccumulator:
         unmatched = tuple(name for name in names if name and not any(
             device == name if exact else device.startswith(name) for device in used))
         return (evidence, unmatched) if unmatched else None
+
+    @property
+    def sockets_beside_rdma(self) -> tuple[Evidence, Evidence] | None:
+        """NCCL's choice of TCP sockets and a fabric tool's line of an RDMA port that is up,
+        when ranks did talk across nodes over the sockets: the node has a working fabric that
+        NCCL left unused (IB disabled by a setting, no RDMA devices in the container, no net
+        plugin). The job runs, many times slower."""
+        if self.sockets_chosen and self.rdma_port_up and self.transports["NET/Socket"]:
+            return self.sockets_chosen, self.rdma_port_up
+        return None
 
     @property
     def alone(self) -> bool:

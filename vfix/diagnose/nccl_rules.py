@@ -17,9 +17,14 @@
 - An HCA list naming a device NCCL did not use: NCCL_IB_HCA entries that match none of the
   devices NCCL lists under "NET/IB : Using" (a typo such as mxl5_11, an HCA this node lacks) are
   dropped without a warning, and the GPUs meant for that rail share another.
+- Sockets beside a working fabric: NCCL connected ranks of different nodes over TCP sockets
+  while the log also shows an RDMA port up (ibstat, ibv_devinfo): IB was disabled by a setting
+  (NCCL_IB_DISABLE in an image, a module, /etc/nccl.conf), or the container lacks the RDMA
+  devices or the net plugin. Nothing fails; collectives run at a fraction of the fabric's speed.
 - Two ranks on one GPU: two ranks of one communicator on the same host report the same GPU
   bus id in their "Init START" lines; NCCL refuses that ("Duplicate GPU detected").
-Each is reported first when the run failed or hung between ranks.
+Each is reported first when the run failed or hung between ranks; sockets beside a working
+fabric also when nothing failed.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ DRIFT_CONFIDENCE = 0.75
 DUPLICATE_CONFIDENCE = 0.8
 SETTINGS_CONFIDENCE = 0.75
 HCA_LIST_CONFIDENCE = 0.75
+SOCKETS_CONFIDENCE = 0.6
 
 
 def host_only(device: str) -> bool:
@@ -104,6 +110,30 @@ def unmatched_hca_candidate(evidence: Evidence, names: tuple[str, ...]) -> Candi
         signature="nccl-hca-list-names-missing-device",
         kind="cause",
         matches=1,
+    )
+
+
+def sockets_beside_rdma_candidate(sockets: Evidence, port_up: Evidence) -> Candidate:
+    return Candidate(
+        layer="communication",
+        root_cause="ib_unavailable",
+        confidence=SOCKETS_CONFIDENCE,
+        evidence=(sockets, port_up),
+        explanation=("NCCL carried the traffic between nodes over TCP sockets although this "
+                     "log shows an RDMA port up: the fabric went unused. IB was disabled by a "
+                     "setting (NCCL_IB_DISABLE=1 from an image, a module or /etc/nccl.conf), or "
+                     "the process could not reach the HCAs (no /dev/infiniband or RDMA "
+                     "libraries in the container, a missing net plugin). Nothing fails, but "
+                     "collectives run at a fraction of the fabric's bandwidth."),
+        fix=(FixStep("Find and remove what disables IB (env | grep NCCL_; /etc/nccl.conf; the "
+                     "image's and modules' environment), give containers the RDMA devices, "
+                     "then check for 'Using network IB' and 'via NET/IB' in NCCL_DEBUG=INFO.",
+                     "nccl_env"),),
+        check_next=("NCCL_DEBUG=INFO: the NET/IB lines before 'Using network Socket'; env | grep "
+                    "NCCL_IB on every node; ls /dev/infiniband in the container",),
+        signature="nccl-sockets-beside-rdma",
+        kind="cause",
+        matches=2,
     )
 
 
