@@ -339,3 +339,30 @@ def test_sockets_between_nodes_alone_are_no_failure(fabric_line: str) -> None:
 def test_sockets_within_one_node_beside_an_active_rdma_port_are_no_failure() -> None:
     one_node = _OVER_SOCKETS.replace("via NET/Socket/0", "via P2P/CUMEM")
     assert diagnose_text(one_node + "\t\tstate:\t\t\tPORT_ACTIVE (4)\n").root_cause == "none"
+
+
+_IB_DEVICE = ("r3-n02:40121:40311 [0] NCCL INFO NET/IB: [{i}] mlx5_{i}:uverbs{i}:1/RoCE "
+              "provider=Mlx5 speed={speed} context=0x5609d91b7e50 pciPath=/sys/devices/x ar=0\n")
+
+
+def test_one_nic_at_a_quarter_of_the_others_rate_is_a_slow_rail() -> None:
+    speeds = [400000, 400000, 100000, 400000]
+    log = "".join(_IB_DEVICE.format(i=i, speed=s) for i, s in enumerate(speeds))
+    result = diagnose_text(log + "# Avg bus bandwidth    : 96.2\n")
+    assert (result.root_cause, result.candidates[0].signature) == (
+        "ib_hca_unusable", "nccl-slow-rail")
+    assert result.candidates[0].evidence[0].line == 3
+    assert "mlx5_2 at 100 Gb/s" in result.candidates[0].explanation
+
+
+def test_a_port_whose_rate_came_back_up_is_no_slow_rail() -> None:
+    log = (_IB_DEVICE.format(i=0, speed=400000) + _IB_DEVICE.format(i=1, speed=200000)
+           + "r3-n02:40121:40311 [0] NCCL INFO NET/IB : mlx5_1:1 speed change detected: "
+             "200000 -> 400000 Mbps\n")
+    assert diagnose_text(log).root_cause == "none"
+
+
+def test_a_port_that_shifted_down_while_the_job_ran_is_a_slow_rail() -> None:
+    log = ("b200-r2-07:190640:190671 [7] NCCL INFO NET/IB : mlx5_7:1 speed change detected: "
+           "400000 -> 200000 Mbps\n")
+    assert diagnose_text(log).root_cause == "ib_hca_unusable"

@@ -397,6 +397,10 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
             # a rail the job asked for left unused: the run goes on, slower
             failing = [nccl_rules.unmatched_hca_candidate(*unmatched)]
             candidates = [*failing, *candidates]
+        elif slow := accumulator.slow_rail:
+            # one rail at a fraction of the others' rate: the run goes on, slower
+            failing = [nccl_rules.slow_rail_candidate(*slow)]
+            candidates = [*failing, *candidates]
         elif unused := accumulator.sockets_beside_rdma:
             # the whole fabric left unused: the run goes on over TCP, far slower
             failing = [nccl_rules.sockets_beside_rdma_candidate(*unused)]

@@ -46,6 +46,11 @@ _CHANNEL = re.compile(r"Channel (\d+)(?:/\d+)? ?: \d+\[[\w.]+\] -> \d+\[[\w.]+\]
 _IB_NONE = re.compile(r"NET/IB ?: No device found")
 _IB_USING = re.compile(r"NET/IB ?: Using (.*?);? ?OOB")
 _IB_DEVICE = re.compile(r"\[\d+\]([\w.-]+:\d+/\w+)")
+# NCCL 2.2x describing each IB device it opened, with the port's rate in Mb/s: "NET/IB: [6]
+# mlx5_6:uverbs6:1/RoCE provider=Mlx5 speed=100000 context=0x.."; and a rate that changed
+# later: "NET/IB : mlx5_4:1 speed change detected: 200000 -> 400000 Mbps"
+_IB_SPEED = re.compile(r"NET/IB ?: \[\d+\] ([\w.-]+):\S*? .*\bspeed=(\d+)")
+_IB_SPEED_CHANGE = re.compile(r"NET/IB ?: ([\w.-]+):\d+ speed change detected: (\d+) -> (\d+)")
 _SOCKET_USING = re.compile(r"(?:NET/Socket|Bootstrap) ?: ?Using (.+)$")
 _SOCKET_DEVICE = re.compile(r"(?:\[\d+\])?([\w.-]+:[\w.:%-]+)(?:<\d+>)?")
 _NETWORK = re.compile(r"Using network (\w+)")
@@ -99,9 +104,10 @@ def transport_of(via: str) -> str:
 # ("version", v), ("driver", v), ("ib_none", None), ("ib_using", devices),
 # ("interfaces", devices), ("network", name), ("setting", (name, value, process)),
 # ("progress", (process group, rank, completed)), ("timed_out", (process group, sequence number,
-# operation)), ("hca_list", NCCL_IB_HCA's value), ("rdma_port_up", None: a fabric tool's line,
-# not NCCL's) or ("other", None). `where`: host, busId and
-# commId, or None; `process`: "host:pid", or None.
+# operation)), ("hca_list", NCCL_IB_HCA's value), ("ib_speed", (host, device, the rate before
+# a change or 0, Mb/s)),
+# ("rdma_port_up", None: a fabric tool's line, not NCCL's) or ("other", None). `where`: host,
+# busId and commId, or None; `process`: "host:pid", or None.
 Event = tuple[str, Any]
 # The events whose line number and text the summary keeps: a WARN, a stuck progress bar, an
 # interface choice, a version banner, a protocol setting, a rank's Init START, its progress, a
@@ -109,7 +115,7 @@ Event = tuple[str, Any]
 # their handling.
 QUOTED_EVENTS = frozenset(("warn", "waiting", "interfaces", "version", "setting", "start",
                            "complete", "progress", "timed_out", "hca_list", "network",
-                           "rdma_port_up"))
+                           "rdma_port_up", "ib_speed"))
 
 
 def parse(text: str) -> Event | None:
@@ -148,6 +154,14 @@ def parse(text: str) -> Event | None:
         return "driver", found.group(1)
     if _IB_NONE.search(text):
         return "ib_none", None
+    if found := _IB_SPEED.search(text):
+        writer = _PROCESS.search(text)
+        return "ib_speed", (writer.group(1) if writer else "", found.group(1), 0,
+                            int(found.group(2)))
+    if found := _IB_SPEED_CHANGE.search(text):
+        writer = _PROCESS.search(text)
+        return "ib_speed", (writer.group(1) if writer else "", found.group(1),
+                            int(found.group(2)), int(found.group(3)))
     if found := _IB_USING.search(text):
         devices = tuple(_IB_DEVICE.findall(found.group(1)))
         return ("ib_using", devices) if devices else ("other", None)
@@ -188,6 +202,10 @@ class NcclAccumulator:
         self.destroyed = False  # a communicator was torn down: the run got to its end
         self.waiting_line = 0  # the last line showing work stuck at 0% (0: none)
         self.sockets_chosen: Evidence | None = None  # the first "Using network Socket" line
+        # host -> IB device -> its port's rate in Mb/s (the latest NCCL reported) and that line;
+        # host -> the fastest rate any of its ports had
+        self.ib_speeds: dict[str, dict[str, tuple[int, Evidence]]] = {}
+        self._fastest_ib: dict[str, int] = {}
         self.rdma_port_up: Evidence | None = None  # the first fabric tool's line of a port up
         # The first Bootstrap/NET/Socket line choosing a host-only interface, and those devices.
         self.host_only: tuple[Evidence, tuple[str, ...]] | None = None
@@ -286,6 +304,14 @@ class NcclAccumulator:
             self.network = value
             if value == "Socket" and self.sockets_chosen is None:
                 self.sockets_chosen = Evidence(line, text, line_source(text))
+        elif kind == "ib_speed":
+            host, device, before, speed = value
+            if host not in self.ib_speeds and len(self.ib_speeds) >= _MAX_RANKS:
+                return
+            devices = self.ib_speeds.setdefault(host, {})
+            if device in devices or len(devices) < _MAX_CHANNELS:
+                devices[device] = speed, Evidence(line, text, line_source(text))
+                self._fastest_ib[host] = max(self._fastest_ib.get(host, 0), before, speed)
         elif kind == "hca_list":
             self.hca_list = self.hca_list or (value, Evidence(line, text, line_source(text)))
         elif kind == "setting":
@@ -358,6 +384,19 @@ class NcclAccumulator:
         plugin). The job runs, many times slower."""
         if self.sockets_chosen and self.rdma_port_up and self.transports["NET/Socket"]:
             return self.sockets_chosen, self.rdma_port_up
+        return None
+
+    @property
+    def slow_rail(self) -> tuple[Evidence, str, int, int] | None:
+        """A host's IB device whose port runs at half the fastest rate of the host's ports or
+        less (a link trained at fewer lanes or a lower speed, or one that shifted down while the
+        job ran), as NCCL last reported it: its line, the device, its rate and the fastest
+        rate, in Mb/s. Rings through it run at its rate."""
+        for host, devices in self.ib_speeds.items():
+            fastest = self._fastest_ib[host]
+            for device, (speed, evidence) in devices.items():
+                if 0 < speed * 2 <= fastest:
+                    return evidence, device, speed, fastest
         return None
 
     @property

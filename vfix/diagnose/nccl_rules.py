@@ -21,6 +21,10 @@
   while the log also shows an RDMA port up (ibstat, ibv_devinfo): IB was disabled by a setting
   (NCCL_IB_DISABLE in an image, a module, /etc/nccl.conf), or the container lacks the RDMA
   devices or the net plugin. Nothing fails; collectives run at a fraction of the fabric's speed.
+- A slow rail: NCCL reports one IB device of a host at half the rate of its fastest or less
+  ("speed=100000" beside "speed=400000"): that port trained at fewer lanes or a lower speed
+  (a cable, a switch port) and every ring through it runs at its rate. Reported even when
+  nothing failed.
 - Two ranks on one GPU: two ranks of one communicator on the same host report the same GPU
   bus id in their "Init START" lines; NCCL refuses that ("Duplicate GPU detected").
 Each is reported first when the run failed or hung between ranks; sockets beside a working
@@ -134,6 +138,26 @@ def sockets_beside_rdma_candidate(sockets: Evidence, port_up: Evidence) -> Candi
         signature="nccl-sockets-beside-rdma",
         kind="cause",
         matches=2,
+    )
+
+
+def slow_rail_candidate(evidence: Evidence, device: str, speed: int, fastest: int) -> Candidate:
+    return Candidate(
+        layer="communication",
+        root_cause="ib_hca_unusable",
+        confidence=HCA_LIST_CONFIDENCE,
+        evidence=(evidence,),
+        explanation=(f"NCCL reports {device} at {speed // 1000} Gb/s while this host's fastest "
+                     f"port ran at {fastest // 1000} Gb/s: that port trained at fewer lanes or "
+                     "a lower speed (a cable, a switch port, auto-negotiation), and every ring "
+                     "through it runs at its rate, so collectives are slower on every node."),
+        fix=(FixStep(f"Check and reseat or replace the cable of {device}, and the switch port "
+                     "(mlxlink -d <hca> for width and speed, ibstat's Rate, ethtool's Speed for "
+                     "RoCE); until then leave it out with NCCL_IB_HCA.", None),),
+        check_next=(f"ibstat {device} (Rate); mlxlink -d {device}; iblinkinfo for 'Could be'",),
+        signature="nccl-slow-rail",
+        kind="cause",
+        matches=1,
     )
 
 
