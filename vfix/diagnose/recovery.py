@@ -103,7 +103,7 @@ _PORT_EVENT = re.compile(r"\bGot (?:non-fatal )?async (?:error )?event ?: "
                          # a send over the port while it was down: retries exceeded (status 12)
                          r"|\bGot completion from peer .* status=(?:12\b|[\w ]+\(12\))")
 _PORT_BACK = re.compile(r"\bevent ?: (?:port active|LID change|client reregister)\b"
-                        r"|\bPort recovery succeeded\b|\bas recovered\b")
+                        r"|\bPort recovery (?:succeeded|context done)\b|\bas recovered\b")
 
 
 def port_came_back(lifecycle: Lifecycle, failing: list[Candidate],

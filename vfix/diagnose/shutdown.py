@@ -34,7 +34,7 @@ KEYWORDS = ("received signal=SIGTERM", "received signal=SIGINT", "KeyboardInterr
             "The server is fired up and ready to roll", "Successfully assigned ",
             "Error waiting on exit barrier", "worker group successfully finished",
             ") started successfully", "port active", "Port recovery succeeded",
-            "Started container", "' succeeded", "exits successfully",
+            "Port recovery context done", "Started container", "' succeeded", "exits successfully",
             "vLLM API server version", "non-default args: {", "server_args=ServerArgs(",
             "Starting elastic_operator with launch configs")
 # vLLM V1: "[shutdown] EngineCore: trigger received signal=SIGTERM" (a process still starting
@@ -75,9 +75,11 @@ _EVENTS = (
     (re.compile(r"\[shutdown\] "), Event.SHUTDOWN),
     # NCCL's IB transport: "NET/IB : mlx5_6:1 Got non-fatal async event: port active(9)",
     # older "NET/IB : mlx5_3:1 Got async event : port active"
-    # and NCCL 2.29+'s own recovery of a failed device: "Port recovery succeeded for devIndex=1"
+    # and NCCL 2.29+'s own recovery of a failed device: "Port recovery succeeded for devIndex=1",
+    # "Port recovery context done for device 1" (its protocol finished, the device is back)
     (re.compile(r"\bGot (?:non-fatal )?async (?:error )?event ?: port active\b"
-                r"|\bPort recovery succeeded for devIndex\b"), Event.PORT_ACTIVE),
+                r"|\bPort recovery (?:succeeded for devIndex|context done for device)\b"),
+     Event.PORT_ACTIVE),
     # what a run prints once, as it starts: vLLM's API server ("vLLM API server version
     # 0.11.0", and since 0.6 "non-default args: {'model_tag': ...}"), SGLang's
     # ("server_args=ServerArgs(model_path=..."), torchrun's agent ("Starting elastic_operator
