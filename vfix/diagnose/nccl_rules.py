@@ -49,6 +49,24 @@ HCA_LIST_CONFIDENCE = 0.75
 SOCKETS_CONFIDENCE = 0.6
 
 
+def _cause(signature: str, root_cause: str, evidence: tuple[Evidence, ...], confidence: float,
+           *, explanation: str, fix: str, role: str | None, check: str,
+           layer: str = "communication") -> Candidate:
+    """A cause read off the summary, citing `evidence`, with one fix step and one check."""
+    return Candidate(
+        layer=layer,
+        root_cause=root_cause,
+        confidence=confidence,
+        evidence=evidence,
+        explanation=explanation,
+        fix=(FixStep(fix, role),),
+        check_next=(check,),
+        signature=signature,
+        kind="cause",
+        matches=len(evidence),
+    )
+
+
 def host_only(device: str) -> bool:
     """'veth7:fe80::14ad%veth7' or 'docker0:172.17.0.1' -> True; 'ens5:10.0.0.2' -> False."""
     name, _, address = device.partition(":")
@@ -57,185 +75,132 @@ def host_only(device: str) -> bool:
 
 def interface_candidate(evidence: Evidence, devices: tuple[str, ...]) -> Candidate:
     chosen = ", ".join(devices)
-    return Candidate(
-        layer="communication",
-        root_cause="socket_ifname_wrong",
-        confidence=INTERFACE_CONFIDENCE,
-        evidence=(evidence,),
-        explanation=(f"NCCL bootstraps/sends over {chosen}: a container, bridge or link-local "
-                     "interface that ranks on other nodes cannot reach, so connections between "
-                     "nodes fail or hang."),
-        fix=(FixStep("Set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) to the routable cluster "
-                     "interface, e.g. NCCL_SOCKET_IFNAME=ens5 or =^veth,docker,lo.", "nccl_env"),),
-        check_next=("ip -br addr on every node: which interface carries the cluster network",),
-        signature="nccl-host-only-interface",
-        kind="cause",
-        matches=1,
-    )
+    return _cause(
+        "nccl-host-only-interface", "socket_ifname_wrong", (evidence,), INTERFACE_CONFIDENCE,
+        explanation=f"NCCL bootstraps/sends over {chosen}: a container, bridge or link-local "
+                    "interface that ranks on other nodes cannot reach, so connections between "
+                    "nodes fail or hang.",
+        fix="Set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) to the routable cluster "
+            "interface, e.g. NCCL_SOCKET_IFNAME=ens5 or =^veth,docker,lo.",
+        role="nccl_env",
+        check="ip -br addr on every node: which interface carries the cluster network")
 
 
 def shared_address_candidate(first: Evidence, second: Evidence, device: str) -> Candidate:
-    return Candidate(
-        layer="communication",
-        root_cause="socket_ifname_wrong",
-        confidence=INTERFACE_CONFIDENCE,
-        evidence=(first, second),
-        explanation=(f"Ranks on two different hosts use the same address, {device}, for NCCL: an "
-                     "address each container or pod has for itself (a Docker bridge, a NAT'd "
-                     "network), not one the other node can reach, so connections between nodes "
-                     "fail or reach the wrong peer."),
-        fix=(FixStep("Give the ranks the node's routable network (docker run --network=host, "
-                     "hostNetwork or a secondary RDMA/host network for the pods) and set "
-                     "NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) to that interface.",
-                     "nccl_env"),),
-        check_next=("ip -br addr inside each container: each node's ranks need an address the "
-                    "other nodes can reach",),
-        signature="nccl-address-shared-by-hosts",
-        kind="cause",
-        matches=2,
-    )
+    return _cause(
+        "nccl-address-shared-by-hosts", "socket_ifname_wrong", (first, second),
+        INTERFACE_CONFIDENCE,
+        explanation=f"Ranks on two different hosts use the same address, {device}, for NCCL: an "
+                    "address each container or pod has for itself (a Docker bridge, a NAT'd "
+                    "network), not one the other node can reach, so connections between nodes "
+                    "fail or reach the wrong peer.",
+        fix="Give the ranks the node's routable network (docker run --network=host, "
+            "hostNetwork or a secondary RDMA/host network for the pods) and set "
+            "NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) to that interface.",
+        role="nccl_env",
+        check="ip -br addr inside each container: each node's ranks need an address the "
+              "other nodes can reach")
 
 
 def unmatched_hca_candidate(evidence: Evidence, names: tuple[str, ...]) -> Candidate:
     missing = ", ".join(names)
-    return Candidate(
-        layer="communication",
-        root_cause="ib_hca_unusable",
-        confidence=HCA_LIST_CONFIDENCE,
-        evidence=(evidence,),
-        explanation=(f"NCCL_IB_HCA names {missing}, which matches none of the devices NCCL "
-                     "went on to use: NCCL drops such an entry without a warning, so that rail "
-                     "carries no traffic and the GPUs meant for it share another NIC (slower "
-                     "collectives, or a failure where the rail was needed)."),
-        fix=(FixStep(f"Correct {missing} in NCCL_IB_HCA to an HCA this node has (ibv_devinfo -l), "
-                     "or drop the variable and let NCCL choose.", "nccl_env"),),
-        check_next=("ibv_devinfo -l on each node against NCCL_IB_HCA; the NET/IB : Using line "
-                    "should list one device per rail",),
-        signature="nccl-hca-list-names-missing-device",
-        kind="cause",
-        matches=1,
-    )
+    return _cause(
+        "nccl-hca-list-names-missing-device", "ib_hca_unusable", (evidence,), HCA_LIST_CONFIDENCE,
+        explanation=f"NCCL_IB_HCA names {missing}, which matches none of the devices NCCL "
+                    "went on to use: NCCL drops such an entry without a warning, so that rail "
+                    "carries no traffic and the GPUs meant for it share another NIC (slower "
+                    "collectives, or a failure where the rail was needed).",
+        fix=f"Correct {missing} in NCCL_IB_HCA to an HCA this node has (ibv_devinfo -l), "
+            "or drop the variable and let NCCL choose.",
+        role="nccl_env",
+        check="ibv_devinfo -l on each node against NCCL_IB_HCA; the NET/IB : Using line "
+              "should list one device per rail")
 
 
 def sockets_beside_rdma_candidate(sockets: Evidence, port_up: Evidence) -> Candidate:
-    return Candidate(
-        layer="communication",
-        root_cause="ib_unavailable",
-        confidence=SOCKETS_CONFIDENCE,
-        evidence=(sockets, port_up),
-        explanation=("NCCL carried the traffic between nodes over TCP sockets although this "
-                     "log shows an RDMA port up: the fabric went unused. IB was disabled by a "
-                     "setting (NCCL_IB_DISABLE=1 from an image, a module or /etc/nccl.conf), or "
-                     "the process could not reach the HCAs (no /dev/infiniband or RDMA "
-                     "libraries in the container, a missing net plugin). Nothing fails, but "
-                     "collectives run at a fraction of the fabric's bandwidth."),
-        fix=(FixStep("Find and remove what disables IB (env | grep NCCL_; /etc/nccl.conf; the "
-                     "image's and modules' environment), give containers the RDMA devices, "
-                     "then check for 'Using network IB' and 'via NET/IB' in NCCL_DEBUG=INFO.",
-                     "nccl_env"),),
-        check_next=("NCCL_DEBUG=INFO: the NET/IB lines before 'Using network Socket'; env | grep "
-                    "NCCL_IB on every node; ls /dev/infiniband in the container",),
-        signature="nccl-sockets-beside-rdma",
-        kind="cause",
-        matches=2,
-    )
+    return _cause(
+        "nccl-sockets-beside-rdma", "ib_unavailable", (sockets, port_up), SOCKETS_CONFIDENCE,
+        explanation="NCCL carried the traffic between nodes over TCP sockets although this "
+                    "log shows an RDMA port up: the fabric went unused. IB was disabled by a "
+                    "setting (NCCL_IB_DISABLE=1 from an image, a module or /etc/nccl.conf), or "
+                    "the process could not reach the HCAs (no /dev/infiniband or RDMA "
+                    "libraries in the container, a missing net plugin). Nothing fails, but "
+                    "collectives run at a fraction of the fabric's bandwidth.",
+        fix="Find and remove what disables IB (env | grep NCCL_; /etc/nccl.conf; the "
+            "image's and modules' environment), give containers the RDMA devices, "
+            "then check for 'Using network IB' and 'via NET/IB' in NCCL_DEBUG=INFO.",
+        role="nccl_env",
+        check="NCCL_DEBUG=INFO: the NET/IB lines before 'Using network Socket'; env | grep "
+              "NCCL_IB on every node; ls /dev/infiniband in the container")
 
 
 def slow_rail_candidate(evidence: Evidence, device: str, speed: int, fastest: int) -> Candidate:
-    return Candidate(
-        layer="communication",
-        root_cause="ib_hca_unusable",
-        confidence=HCA_LIST_CONFIDENCE,
-        evidence=(evidence,),
-        explanation=(f"NCCL reports {device} at {speed // 1000} Gb/s while this host's fastest "
-                     f"port ran at {fastest // 1000} Gb/s: that port trained at fewer lanes or "
-                     "a lower speed (a cable, a switch port, auto-negotiation), and every ring "
-                     "through it runs at its rate, so collectives are slower on every node."),
-        fix=(FixStep(f"Check and reseat or replace the cable of {device}, and the switch port "
-                     "(mlxlink -d <hca> for width and speed, ibstat's Rate, ethtool's Speed for "
-                     "RoCE); until then leave it out with NCCL_IB_HCA.", None),),
-        check_next=(f"ibstat {device} (Rate); mlxlink -d {device}; iblinkinfo for 'Could be'",),
-        signature="nccl-slow-rail",
-        kind="cause",
-        matches=1,
-    )
+    return _cause(
+        "nccl-slow-rail", "ib_hca_unusable", (evidence,), HCA_LIST_CONFIDENCE,
+        explanation=f"NCCL reports {device} at {speed // 1000} Gb/s while this host's fastest "
+                    f"port ran at {fastest // 1000} Gb/s: that port trained at fewer lanes or "
+                    "a lower speed (a cable, a switch port, auto-negotiation), and every ring "
+                    "through it runs at its rate, so collectives are slower on every node.",
+        fix=f"Check and reseat or replace the cable of {device}, and the switch port "
+            "(mlxlink -d <hca> for width and speed, ibstat's Rate, ethtool's Speed for "
+            "RoCE); until then leave it out with NCCL_IB_HCA.",
+        role=None,
+        check=f"ibstat {device} (Rate); mlxlink -d {device}; iblinkinfo for 'Could be'")
 
 
 def version_drift_candidate(versions: dict[str, Evidence]) -> Candidate:
     names = ", ".join(versions)
-    return Candidate(
+    return _cause(
+        "nccl-version-drift", "nccl_version_drift", tuple(versions.values()), DRIFT_CONFIDENCE,
         layer="versions",
-        root_cause="nccl_version_drift",
-        confidence=DRIFT_CONFIDENCE,
-        evidence=tuple(versions.values()),
-        explanation=(f"The ranks of this run load different NCCL releases ({names}): every "
-                     "rank of a communicator must run the same NCCL, or setup fails or hangs."),
-        fix=(FixStep("Install the same NCCL on every node (the same torch wheel / "
-                     "nvidia-nccl-cu* version, or the same libnccl2); `vfix audit` reports the "
-                     "drift and the versions role pins it.", "versions"),),
-        check_next=("vfix gather, then vfix audit: its version-drift finding lists the NCCL "
-                    "each node loads",),
-        signature="nccl-version-drift",
-        kind="cause",
-        matches=len(versions),
-    )
+        explanation=f"The ranks of this run load different NCCL releases ({names}): every "
+                    "rank of a communicator must run the same NCCL, or setup fails or hangs.",
+        fix="Install the same NCCL on every node (the same torch wheel / "
+            "nvidia-nccl-cu* version, or the same libnccl2); `vfix audit` reports the "
+            "drift and the versions role pins it.",
+        role="versions",
+        check="vfix gather, then vfix audit: its version-drift finding lists the NCCL "
+              "each node loads")
 
 
 def duplicate_gpu_candidate(first: Evidence, second: Evidence) -> Candidate:
-    return Candidate(
+    return _cause(
+        "nccl-duplicate-gpu", "duplicate_gpu_assignment", (first, second), DUPLICATE_CONFIDENCE,
         layer="visibility",
-        root_cause="duplicate_gpu_assignment",
-        confidence=DUPLICATE_CONFIDENCE,
-        evidence=(first, second),
-        explanation=("Two ranks of one communicator start on the same GPU of the same host (the "
-                     "same busId in their Init START lines): NCCL needs one GPU per rank."),
-        fix=(FixStep("Give every rank its own GPU: set the device from LOCAL_RANK "
-                     "(torch.cuda.set_device), and check CUDA_VISIBLE_DEVICES / the GPUs the "
-                     "container or pod gets per rank.", None),),
-        check_next=("the cudaDev/busId of each rank's Init START line; nvidia-smi -L in each "
-                    "rank's environment",),
-        signature="nccl-duplicate-gpu",
-        kind="cause",
-        matches=2,
-    )
+        explanation="Two ranks of one communicator start on the same GPU of the same host (the "
+                    "same busId in their Init START lines): NCCL needs one GPU per rank.",
+        fix="Give every rank its own GPU: set the device from LOCAL_RANK "
+            "(torch.cuda.set_device), and check CUDA_VISIBLE_DEVICES / the GPUs the "
+            "container or pod gets per rank.",
+        role=None,
+        check="the cudaDev/busId of each rank's Init START line; nvidia-smi -L in each "
+              "rank's environment")
 
 
 def differing_settings_candidate(settings: dict[str, Evidence]) -> Candidate:
     names = ", ".join(settings)
-    return Candidate(
-        layer="communication",
-        root_cause="collective_mismatch",
-        confidence=SETTINGS_CONFIDENCE,
-        evidence=tuple(settings.values()),
-        explanation=(f"The ranks of this run set NCCL's protocol or algorithm differently "
-                     f"({names}): every rank of a communicator must use the same, or their "
-                     "collectives do not line up and hang or fail."),
-        fix=(FixStep("Give every rank and node the same NCCL_PROTO / NCCL_ALGO (or unset them "
-                     "everywhere); the nccl_env role writes one NCCL environment for the fleet.",
-                     "nccl_env"),),
-        check_next=("env | grep -E 'NCCL_(PROTO|ALGO)' on every node and in every container",),
-        signature="nccl-settings-differ",
-        kind="cause",
-        matches=len(settings),
-    )
+    return _cause(
+        "nccl-settings-differ", "collective_mismatch", tuple(settings.values()),
+        SETTINGS_CONFIDENCE,
+        explanation=f"The ranks of this run set NCCL's protocol or algorithm differently "
+                    f"({names}): every rank of a communicator must use the same, or their "
+                    "collectives do not line up and hang or fail.",
+        fix="Give every rank and node the same NCCL_PROTO / NCCL_ALGO (or unset them "
+            "everywhere); the nccl_env role writes one NCCL environment for the fleet.",
+        role="nccl_env",
+        check="env | grep -E 'NCCL_(PROTO|ALGO)' on every node and in every container")
 
 
 def _mismatch_candidate(signature: str, evidence: tuple[Evidence, Evidence], explanation: str,
                         same: str, check_next: str) -> Candidate:
     """Ranks that ran different collectives, as two of their lines show."""
-    return Candidate(
-        layer="communication",
-        root_cause="collective_mismatch",
-        confidence=SETTINGS_CONFIDENCE,
-        evidence=evidence,
+    return _cause(
+        signature, "collective_mismatch", evidence, SETTINGS_CONFIDENCE,
         explanation=explanation,
-        fix=(FixStep("Rerun with TORCH_DISTRIBUTED_DEBUG=DETAIL: torch then names the first "
-                     f"collective that differs between ranks. {same}", None),),
-        check_next=(check_next,),
-        signature=signature,
-        kind="cause",
-        matches=2,
-    )
+        fix="Rerun with TORCH_DISTRIBUTED_DEBUG=DETAIL: torch then names the first "
+            f"collective that differs between ranks. {same}",
+        role=None,
+        check=check_next)
 
 
 def uneven_progress_candidate(behind: Evidence, ahead: Evidence) -> Candidate:
