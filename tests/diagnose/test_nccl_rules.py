@@ -366,3 +366,22 @@ def test_a_port_that_shifted_down_while_the_job_ran_is_a_slow_rail() -> None:
     log = ("b200-r2-07:190640:190671 [7] NCCL INFO NET/IB : mlx5_7:1 speed change detected: "
            "400000 -> 200000 Mbps\n")
     assert diagnose_text(log).root_cause == "ib_hca_unusable"
+
+
+def test_sockets_between_two_hosts_without_libibverbs_beside_rdma_devices_miss_rdma_core() -> None:
+    log = ("head-7xk2p:3311:3502 [0] NCCL INFO Count not open libibverbs.so.1\n"
+           "head-7xk2p:3311:3502 [0] NCCL INFO Using network Socket\n"
+           "worker-4tq8m:2981:3170 [0] NCCL INFO Using network Socket\n"
+           "$ ls /dev/infiniband\n"
+           "issm0  issm1  rdma_cm  umad0  umad1  uverbs0  uverbs1\n")
+    result = diagnose_text(log)
+    assert (result.root_cause, result.candidates[0].signature) == (
+        "rdma_device_missing", "nccl-sockets-beside-rdma")
+    assert [e.line for e in result.candidates[0].evidence] == [2, 1, 5]
+
+
+def test_a_verbs_provider_warning_names_why_the_fabric_went_unused() -> None:
+    log = ("libibverbs: Warning: Driver bnxt_re does not support the kernel ABI of 8 (supports 1 to"
+           " 7) for device /sys/class/infiniband/bnxt_re0\n" + _OVER_SOCKETS
+           + "rdma_cm  uverbs0  uverbs1\n")
+    assert diagnose_text(log).candidates[0].signature == "rdma-device-missing"

@@ -402,9 +402,13 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
             failing = [nccl_rules.slow_rail_candidate(*slow)]
             candidates = [*failing, *candidates]
         elif unused := accumulator.sockets_beside_rdma:
-            # the whole fabric left unused: the run goes on over TCP, far slower
-            failing = [nccl_rules.sockets_beside_rdma_candidate(*unused)]
-            candidates = [*failing, *candidates]
+            # the whole fabric left unused: the run goes on over TCP, far slower; a warning
+            # that the RDMA stack is missing pieces (a verbs provider) says why
+            missing = next((c for c in candidates
+                            if c.kind == "hint" and c.root_cause == "rdma_device_missing"), None)
+            failing = [replace(missing, kind="cause") if missing else
+                       nccl_rules.sockets_beside_rdma_candidate(*unused, accumulator.verbs_missing)]
+            candidates = [*failing, *(c for c in candidates if c is not missing)]
     if not failing and lines.failed:
         # A failure that only hints explain: the best hint is the answer, except a warning's
         # prediction ("this can cause ...") when the log raised an exception of its own.

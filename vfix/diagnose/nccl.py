@@ -28,7 +28,7 @@ KEYWORDS = (
     "Using network", "NCCL WARN", "Init START", "Init COMPLETE", "Destroy COMPLETE", *_ENDED,
     _WAITING, "set by environment to", "retrying (", "last completed NCCL work",
     "Watchdog caught collective operation timeout", "NCCL_IB_HCA set", "State: Active",
-    "PORT_ACTIVE",
+    "PORT_ACTIVE", "uverbs", "libibverbs",
 )
 _MAX_WARNINGS = 10
 _MAX_RANKS = 100_000
@@ -54,9 +54,15 @@ _IB_SPEED_CHANGE = re.compile(r"NET/IB ?: ([\w.-]+):\d+ speed change detected: (
 _SOCKET_USING = re.compile(r"(?:NET/Socket|Bootstrap) ?: ?Using (.+)$")
 _SOCKET_DEVICE = re.compile(r"(?:\[\d+\])?([\w.-]+:[\w.:%-]+)(?:<\d+>)?")
 _NETWORK = re.compile(r"Using network (\w+)")
-# An RDMA port that is up, as the fabric tools print it: ibstat's "State: Active" (not its
-# "Physical state"), ibv_devinfo's "state: PORT_ACTIVE (4)"
-_RDMA_PORT_UP = re.compile(r"(?<![Pp]hysical )\bState: Active\b|\bstate:\s+PORT_ACTIVE\b")
+# NCCL could not load the verbs library: "Count not open libibverbs.so.1" (sic, ibvwrap.cc),
+# "Failed to open libibverbs.so[.1]" (older releases)
+_VERBS_MISSING = re.compile(r"(?:Count|Could) not open \S*libibverbs|Failed to open libibverbs")
+# An RDMA device there to use, as the fabric tools print it: ibstat's "State: Active" (not its
+# "Physical state"), ibv_devinfo's "state: PORT_ACTIVE (4)", `ls /dev/infiniband` listing a
+# verbs device ("issm0  rdma_cm  umad0  uverbs0")
+_RDMA_PORT_UP = re.compile(
+    r"(?<![Pp]hysical )\bState: Active\b|\bstate:\s+PORT_ACTIVE\b"
+    r"|^\s*(?=.*\buverbs\d)(?:(?:issm|umad|uverbs)\d+|rdma_cm)(?:\s+(?:(?:issm|umad|uverbs)\d+|rdma_cm))*\s*$")
 # The process that wrote an NCCL line: host and pid of "host:pid:tid [0] NCCL INFO ..."
 _PROCESS = re.compile(r"(?:^|[\s\]])([\w.-]+):(\d+):\d+ \[\d+\] NCCL ")
 # Settings every rank of a communicator must share: "NCCL INFO NCCL_PROTO set by environment to LL"
@@ -102,10 +108,10 @@ def transport_of(via: str) -> str:
 # What one NCCL line says: ("warn", None), ("retry", None), ("channel", (channel, transport)),
 # ("start", (rank, where, process)), ("complete", (rank, where, process)), ("destroy", None),
 # ("version", v), ("driver", v), ("ib_none", None), ("ib_using", devices),
-# ("interfaces", devices), ("network", name), ("setting", (name, value, process)),
+# ("interfaces", devices), ("setting", (name, value, process)),
 # ("progress", (process group, rank, completed)), ("timed_out", (process group, sequence number,
 # operation)), ("hca_list", NCCL_IB_HCA's value), ("ib_speed", (host, device, the rate before
-# a change or 0, Mb/s)),
+# a change or 0, Mb/s)), ("network", (name, host)), ("verbs_missing", None),
 # ("rdma_port_up", None: a fabric tool's line, not NCCL's) or ("other", None). `where`: host,
 # busId and commId, or None; `process`: "host:pid", or None.
 Event = tuple[str, Any]
@@ -115,7 +121,7 @@ Event = tuple[str, Any]
 # their handling.
 QUOTED_EVENTS = frozenset(("warn", "waiting", "interfaces", "version", "setting", "start",
                            "complete", "progress", "timed_out", "hca_list", "network",
-                           "rdma_port_up", "ib_speed"))
+                           "rdma_port_up", "ib_speed", "verbs_missing"))
 
 
 def parse(text: str) -> Event | None:
@@ -170,7 +176,10 @@ def parse(text: str) -> Event | None:
         return "interfaces", (tuple(_SOCKET_DEVICE.findall(found.group(1))[:8]),
                               writer.group(1) if writer else None)
     if found := _NETWORK.search(text):
-        return "network", found.group(1)
+        writer = _PROCESS.search(text)
+        return "network", (found.group(1), writer.group(1) if writer else "")
+    if _VERBS_MISSING.search(text):
+        return "verbs_missing", None
     if found := _HCA_LIST.search(text):
         return "hca_list", found.group(1)
     if found := _SHARED_SETTING.search(text):
@@ -202,6 +211,8 @@ class NcclAccumulator:
         self.destroyed = False  # a communicator was torn down: the run got to its end
         self.waiting_line = 0  # the last line showing work stuck at 0% (0: none)
         self.sockets_chosen: Evidence | None = None  # the first "Using network Socket" line
+        self._socket_hosts: set[str] = set()  # the hosts whose ranks chose sockets
+        self.verbs_missing: Evidence | None = None  # NCCL's first "Count not open libibverbs"
         # host -> IB device -> its port's rate in Mb/s (the latest NCCL reported) and that line;
         # host -> the fastest rate any of its ports had
         self.ib_speeds: dict[str, dict[str, tuple[int, Evidence]]] = {}
@@ -301,9 +312,13 @@ class NcclAccumulator:
             if host is not None and self.shared_address is None:
                 self._note_addresses(host, devices, Evidence(line, text, line_source(text)))
         elif kind == "network":
-            self.network = value
-            if value == "Socket" and self.sockets_chosen is None:
-                self.sockets_chosen = Evidence(line, text, line_source(text))
+            self.network, host = value
+            if self.network == "Socket":
+                self.sockets_chosen = self.sockets_chosen or Evidence(line, text, line_source(text))
+                if len(self._socket_hosts) < _MAX_RANKS:
+                    self._socket_hosts.add(host)
+        elif kind == "verbs_missing":
+            self.verbs_missing = self.verbs_missing or Evidence(line, text, line_source(text))
         elif kind == "ib_speed":
             host, device, before, speed = value
             if host not in self.ib_speeds and len(self.ib_speeds) >= _MAX_RANKS:
@@ -378,11 +393,13 @@ class NcclAccumulator:
 
     @property
     def sockets_beside_rdma(self) -> tuple[Evidence, Evidence] | None:
-        """NCCL's choice of TCP sockets and a fabric tool's line of an RDMA port that is up,
-        when ranks did talk across nodes over the sockets: the node has a working fabric that
-        NCCL left unused (IB disabled by a setting, no RDMA devices in the container, no net
-        plugin). The job runs, many times slower."""
-        if self.sockets_chosen and self.rdma_port_up and self.transports["NET/Socket"]:
+        """NCCL's choice of TCP sockets and a fabric tool's line of an RDMA device that is there,
+        when ranks talked across nodes over the sockets (channels via NET/Socket, or ranks of
+        two hosts choosing sockets): the node has a fabric that NCCL left unused (IB disabled by
+        a setting, no verbs library or RDMA devices in the container, no net plugin). The job
+        runs, many times slower."""
+        across_nodes = self.transports["NET/Socket"] or len(self._socket_hosts - {""}) > 1
+        if self.sockets_chosen and self.rdma_port_up and across_nodes:
             return self.sockets_chosen, self.rdma_port_up
         return None
 

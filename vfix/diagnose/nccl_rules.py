@@ -117,15 +117,29 @@ def unmatched_hca_candidate(evidence: Evidence, names: tuple[str, ...]) -> Candi
               "should list one device per rail")
 
 
-def sockets_beside_rdma_candidate(sockets: Evidence, port_up: Evidence) -> Candidate:
+def sockets_beside_rdma_candidate(sockets: Evidence, device: Evidence,
+                                  verbs_missing: Evidence | None) -> Candidate:
+    if verbs_missing is not None:
+        return _cause(
+            "nccl-sockets-beside-rdma", "rdma_device_missing", (sockets, verbs_missing, device),
+            SOCKETS_CONFIDENCE,
+            explanation="NCCL could not load the verbs library (libibverbs) and carried the "
+                        "traffic between nodes over TCP sockets, although this log shows an "
+                        "RDMA device there: the image or container lacks rdma-core. Nothing "
+                        "fails, but collectives run at a fraction of the fabric's bandwidth.",
+            fix="Install rdma-core (libibverbs and the NIC's provider) in the image, or point "
+                "NCCL_IBVERBS_LIB at a copy that exists; then check for 'Using network IB' in "
+                "NCCL_DEBUG=INFO.",
+            role="nccl_env",
+            check="ldconfig -p | grep ibverbs and ls /etc/libibverbs.d inside the container")
     return _cause(
-        "nccl-sockets-beside-rdma", "ib_unavailable", (sockets, port_up), SOCKETS_CONFIDENCE,
+        "nccl-sockets-beside-rdma", "ib_unavailable", (sockets, device), SOCKETS_CONFIDENCE,
         explanation="NCCL carried the traffic between nodes over TCP sockets although this "
                     "log shows an RDMA port up: the fabric went unused. IB was disabled by a "
                     "setting (NCCL_IB_DISABLE=1 from an image, a module or /etc/nccl.conf), or "
-                    "the process could not reach the HCAs (no /dev/infiniband or RDMA "
-                    "libraries in the container, a missing net plugin). Nothing fails, but "
-                    "collectives run at a fraction of the fabric's bandwidth.",
+                    "the process could not reach the HCAs (no /dev/infiniband in the "
+                    "container, a missing net plugin). Nothing fails, but collectives run at a "
+                    "fraction of the fabric's bandwidth.",
         fix="Find and remove what disables IB (env | grep NCCL_; /etc/nccl.conf; the "
             "image's and modules' environment), give containers the RDMA devices, "
             "then check for 'Using network IB' and 'via NET/IB' in NCCL_DEBUG=INFO.",
