@@ -315,7 +315,7 @@ class NcclAccumulator:
             self.network, host = value
             if self.network == "Socket":
                 self.sockets_chosen = self.sockets_chosen or Evidence(line, text, line_source(text))
-                if len(self._socket_hosts) < _MAX_RANKS:
+                if host and len(self._socket_hosts) < _MAX_RANKS:
                     self._socket_hosts.add(host)
         elif kind == "verbs_missing":
             self.verbs_missing = self.verbs_missing or Evidence(line, text, line_source(text))
@@ -398,7 +398,7 @@ class NcclAccumulator:
         two hosts choosing sockets): the node has a fabric that NCCL left unused (IB disabled by
         a setting, no verbs library or RDMA devices in the container, no net plugin). The job
         runs, many times slower."""
-        across_nodes = self.transports["NET/Socket"] or len(self._socket_hosts - {""}) > 1
+        across_nodes = self.transports["NET/Socket"] or len(self._socket_hosts) > 1
         if self.sockets_chosen and self.rdma_port_up and across_nodes:
             return self.sockets_chosen, self.rdma_port_up
         return None

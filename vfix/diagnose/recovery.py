@@ -19,7 +19,7 @@ import re
 from typing import NamedTuple
 
 from vfix.diagnose.model import Candidate
-from vfix.diagnose.shutdown import Event, Lifecycle
+from vfix.diagnose.shutdown import PORT_RECOVERED, Event, Lifecycle
 from vfix.diagnose.suspicious import SuspiciousLines
 
 # A training step with its loss, as trainers print it: "step 18201 | loss 1.397",
@@ -103,7 +103,7 @@ _PORT_EVENT = re.compile(r"\bGot (?:non-fatal )?async (?:error )?event ?: "
                          # a send over the port while it was down: retries exceeded (status 12)
                          r"|\bGot completion from peer .* status=(?:12\b|[\w ]+\(12\))")
 _PORT_BACK = re.compile(r"\bevent ?: (?:port active|LID change|client reregister)\b"
-                        r"|\bPort recovery (?:succeeded|context done)\b|\bas recovered\b")
+                        r"|\bas recovered\b|" + PORT_RECOVERED)
 
 
 def port_came_back(lifecycle: Lifecycle, failing: list[Candidate],

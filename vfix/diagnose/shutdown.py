@@ -40,6 +40,8 @@ KEYWORDS = ("received signal=SIGTERM", "received signal=SIGINT", "KeyboardInterr
 # vLLM V1: "[shutdown] EngineCore: trigger received signal=SIGTERM" (a process still starting
 # up raises KeyboardInterrupt instead); uvicorn (vLLM's API server): "INFO:     Application
 # startup complete."
+# NCCL 2.29+'s own recovery of a failed IB device finishing (also a port back to recovery.py)
+PORT_RECOVERED = r"\bPort recovery (?:succeeded for devIndex|context done for device)\b"
 _EVENTS = (
     # vLLM 0.26's serve command also logs the signal by number ("Received 2 signal."), and
     # torchrun's agent names it: "Received 2 death signal" (older: "Received Signals.SIGINT
@@ -77,8 +79,7 @@ _EVENTS = (
     # older "NET/IB : mlx5_3:1 Got async event : port active"
     # and NCCL 2.29+'s own recovery of a failed device: "Port recovery succeeded for devIndex=1",
     # "Port recovery context done for device 1" (its protocol finished, the device is back)
-    (re.compile(r"\bGot (?:non-fatal )?async (?:error )?event ?: port active\b"
-                r"|\bPort recovery (?:succeeded for devIndex|context done for device)\b"),
+    (re.compile(r"\bGot (?:non-fatal )?async (?:error )?event ?: port active\b|" + PORT_RECOVERED),
      Event.PORT_ACTIVE),
     # what a run prints once, as it starts: vLLM's API server ("vLLM API server version
     # 0.11.0", and since 0.6 "non-default args: {'model_tag': ...}"), SGLang's
