@@ -82,6 +82,19 @@ def test_warning_level_lines_do_not_make_a_failure() -> None:
     assert not result.candidates  # a prediction ("can cause"), not a report of the fd limit
 
 
+def test_rust_tracing_warnings_do_not_outrank_the_error() -> None:
+    # TGI's launcher logs through Rust's tracing: the WARN about an optional kernel is a note,
+    # the ERROR (a GPU too old for the quantised kernels) is the failure
+    log = ("2026-12-16T10:05:19.106227Z  WARN text_generation_launcher: Could not import Flash "
+           "Attention enabled models: Flash Attention is not installed.\n"
+           "2026-12-16T10:05:21.224583Z ERROR text_generation_launcher: Error when initializing "
+           "model\n"
+           "NotImplementedError: Using quantized Marlin models requires a GPU with CUDA "
+           "capability 8.0 or later.\n")
+    assert diagnose_text(log).root_cause == "cuda_arch_unsupported"
+    assert diagnose_text(log.splitlines(keepends=True)[0]).status is Status.NO_FAILURE
+
+
 def test_hint_explains_a_failure_when_nothing_else_does() -> None:
     log = ("INFO 01-01 10:00:00 [worker.py:1] model weights take 5.20GiB; the rest of the memory"
            " reserved for KV Cache is -1.05GiB.\n"

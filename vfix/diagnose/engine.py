@@ -12,12 +12,13 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import BinaryIO, NamedTuple
+from typing import BinaryIO
 
 from vfix.diagnose import (
     firewall,
     nccl,
     nccl_rules,
+    node_facts,
     recovery,
     shutdown,
     silent_death,
@@ -78,15 +79,14 @@ class _Plan:
             role(keyword).feeds_nccl = True
         for keyword in shutdown.KEYWORDS:
             role(keyword).marks_event = True
-        for keyword in firewall.KEYWORDS:
-            role(keyword, fold=True).names_rendezvous = True
-        for keyword in visible_devices.KEYWORDS:
-            role(keyword).lists_devices = True
+        for keyword in node_facts.FOLDED_KEYWORDS:
+            role(keyword, fold=True).tells_facts = True
+        for keyword in node_facts.KEYWORDS:
+            role(keyword).tells_facts = True
         self.waiting = frozenset(n for n, s in enumerate(self.signatures) if s.waits)
         self.finder = Keywords([r.keyword for r in self.roles], [r.folded for r in self.roles])
         signal = [r for r in self.roles
-                  if r.consumers or r.feeds_nccl or r.marks_event or r.names_rendezvous
-                  or r.lists_devices]
+                  if r.consumers or r.feeds_nccl or r.marks_event or r.tells_facts]
         self.locate_signal = Locator.for_keywords(
             [r.keyword for r in signal if not r.folded], [r.keyword for r in signal if r.folded])
         self.locate_suspicious = Locator.for_keywords(list(suspicious.KEYWORDS))
@@ -130,9 +130,8 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
                     cached, judge = run.verdicts.cached, run.verdicts.judge
                     verdict = judge(raw)
                 run.lifecycle.saw(event, line)
-            if verdict.rendezvous and len(run.rendezvous) < firewall.MAX_ADDRESSES:
-                run.rendezvous.add(verdict.rendezvous)
-            run.listed_devices = max(run.listed_devices, verdict.visible_devices)
+            if verdict.facts is not None:
+                run.facts.add(span.line_at(begin), verdict.text, verdict.facts)
             if verdict.settled and begin != piece:
                 verdict.repeats += 1
             elif verdict.tallied:
@@ -151,8 +150,7 @@ def diagnose_stream(stream: BinaryIO, name: str = "-",
     candidates = _rank(plan.signatures, run.tally.matched, run.tally.context_seen,
                        lifecycle.ended_at(scanner.lines), lifecycle.hung_until())
     progress = recovery.progress_lines(scanner.tail, scanner.lines)
-    return _conclude(name, candidates, run, scanner, plan,
-                     _Named(frozenset(run.rendezvous), run.listed_devices), progress)
+    return _conclude(name, candidates, run, scanner, plan, progress)
 
 
 class _Run:
@@ -168,8 +166,7 @@ class _Run:
         self.lines = suspicious.SuspiciousLines()
         self.summary = nccl.NcclAccumulator()
         self.lifecycle = shutdown.Lifecycle()
-        self.rendezvous: set[str] = set()
-        self.listed_devices = 0  # the longest CUDA_VISIBLE_DEVICES list set
+        self.facts = node_facts.NodeFacts()
 
     def stopped_healthy(self) -> bool:
         """Whether the run was stopped (`Lifecycle.stopped_healthy_at`) with nothing failing
@@ -181,13 +178,6 @@ class _Run:
         return (earliest is None or earliest.line > stop) and not any(
             record.failing and record.evidence[0].line < stop
             for record in self.tally.matched.values())
-
-
-class _Named(NamedTuple):
-    """What the log names that the rules after the signatures weigh."""
-
-    rendezvous: frozenset[str]  # the rendezvous addresses given to the ranks
-    visible_devices: int  # the devices of the longest CUDA_VISIBLE_DEVICES list (0: none)
 
 
 def _fill(template: str, groups: dict[str, str]) -> str:
@@ -321,7 +311,7 @@ def _after_an_earlier_cause(signatures: Sequence[Signature],
 
 
 def _conclude(name: str, candidates: list[Candidate], run: _Run, scanner: Scanner, plan: _Plan,
-              named: _Named, progress: recovery.Progress) -> Diagnosis:
+              progress: recovery.Progress) -> Diagnosis:
     lines, accumulator, lifecycle = run.lines, run.summary, run.lifecycle
     summary = accumulator.summary(scanner.last_nccl)
     hung = lifecycle.hung_until()
@@ -338,7 +328,7 @@ def _conclude(name: str, candidates: list[Candidate], run: _Run, scanner: Scanne
     else:
         candidates, failing, status = _judge(candidates, lines, accumulator, summary, scanner,
                                              lifecycle.stopped_healthy_at(), plan,
-                                             named, lifecycle, progress)
+                                             run.facts, lifecycle, progress)
     causes = [c for c in candidates if c.kind == "cause"]
     first = min((c.evidence[0] for c in causes), key=lambda e: e.line, default=None)
     first = first or lines.first_failure()
@@ -369,7 +359,7 @@ def _conclude(name: str, candidates: list[Candidate], run: _Run, scanner: Scanne
 
 def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
            accumulator: nccl.NcclAccumulator, summary: NcclSummary | None, scanner: Scanner,
-           stop_line: int, plan: _Plan, named: _Named,
+           stop_line: int, plan: _Plan, facts: node_facts.NodeFacts,
            lifecycle: shutdown.Lifecycle, progress: recovery.Progress
            ) -> tuple[list[Candidate], list[Candidate], Status]:
     """The failing candidates, best first, and the status of a run that did not hang until
@@ -409,6 +399,10 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
             failing = [replace(missing, kind="cause") if missing else
                        nccl_rules.sockets_beside_rdma_candidate(*unused, accumulator.verbs_missing)]
             candidates = [*failing, *(c for c in candidates if c is not missing)]
+        elif throttled := facts.gpus.throttled():
+            # a GPU held below its clocks (a power limit lowered, a slowdown): slower, not failed
+            failing = [throttled]
+            candidates = [*failing, *candidates]
     if not failing and lines.failed:
         # A failure that only hints explain: the best hint is the answer, except a warning's
         # prediction ("this can cause ...") when the log raised an exception of its own.
@@ -426,9 +420,9 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
         candidates, failing = _first(taken, candidates), _first(taken, failing)
     if short := world_size.short_of_model_parallel(failing, lines.top()):
         candidates, failing = _first(short, candidates), _first(short, failing)
-    if failing and (blocked := firewall.blocked_peer(failing[0], named.rendezvous)):
+    if failing and (blocked := firewall.blocked_peer(failing[0], facts.rendezvous)):
         candidates, failing = _first(blocked, candidates), _first(blocked, failing)
-    if failing and (missing := visible_devices.named_missing(failing[0], named.visible_devices)):
+    if failing and (missing := visible_devices.named_missing(failing[0], facts.listed_devices)):
         candidates, failing = _first(missing, candidates), _first(missing, failing)
     if _fails_between_ranks(failing, lines.failed):
         for chosen in _summary_causes(accumulator):

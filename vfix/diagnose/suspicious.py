@@ -254,7 +254,10 @@ def _trtllm_level(initials: str) -> str:
 _BENIGN_LEVEL = _Level("INFO|WARNING|DEBUG", "IWD",
                        # and a CLI's level word at the line's start (pip's "WARNING: Retrying")
                        rf"|\bNCCL INFO\b|^{_HOST_PREFIX}(?:INFO|WARNING|DEBUG): "
-                       + _trtllm_level("IWDV"), markers=(_TRTLLM,))
+                       # Rust's tracing (TGI's launcher): "...T10:05:19.106227Z  WARN target: ";
+                       # not its INFO, at which Dynamo relays its workers' stderr
+                       r"|\d:\d\d(?:\.\d{1,9})?Z +(?:WARN|DEBUG|TRACE) [\w:]+: "
+                       + _trtllm_level("IWDV"), markers=(_TRTLLM, "Z  WARN ", "Z TRACE "))
 # WARNING level only: vLLM's warnings predict ("This can cause ...") rather than report.
 _WARNING_LEVEL = _Level("WARNING", "W", _trtllm_level("W"), markers=(_TRTLLM,))
 

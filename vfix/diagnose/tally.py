@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
-from vfix.diagnose import firewall, nccl, shutdown, suspicious, visible_devices
+from vfix.diagnose import nccl, node_facts, shutdown, suspicious
 from vfix.diagnose.model import Evidence
 from vfix.diagnose.sources import line_source
 
@@ -39,8 +39,7 @@ class KeywordRole:
     suspicious_score: int = 0
     feeds_nccl: bool = False  # an NCCL line to summarise
     marks_event: bool = False  # a shutdown or start-up event
-    names_rendezvous: bool = False  # may name a rendezvous address
-    lists_devices: bool = False  # may set CUDA_VISIBLE_DEVICES
+    tells_facts: bool = False  # may tell a fact of node_facts
 
 
 class Plan(Protocol):
@@ -66,13 +65,13 @@ class _SignatureHit(NamedTuple):
 class Verdict:
     """What one distinct line means, worked out once however often the line repeats."""
 
-    __slots__ = ("_source", "contexts", "event", "failing", "hits", "judged", "nccl", "records",
-                 "rendezvous", "repeats", "score", "settled", "tallied", "text", "visible_devices")
+    __slots__ = ("_source", "contexts", "event", "facts", "failing", "hits", "judged", "nccl",
+                 "records", "repeats", "score", "settled", "tallied", "text")
 
     def __init__(self, plan: Plan, text: str, keywords: frozenset[int]) -> None:
         self.text = text
         self.score = 0
-        to_nccl = to_event = to_rendezvous = to_devices = False
+        to_nccl = to_event = to_facts = False
         contexts: list[int] = []
         found: dict[int, list[re.Match[str] | None]] = {}  # signature -> its patterns' matches
         for keyword in keywords:
@@ -80,8 +79,7 @@ class Verdict:
             self.score = max(self.score, role.suspicious_score)
             to_nccl = to_nccl or role.feeds_nccl
             to_event = to_event or role.marks_event
-            to_rendezvous = to_rendezvous or role.names_rendezvous
-            to_devices = to_devices or role.lists_devices
+            to_facts = to_facts or role.tells_facts
             for consumer in role.consumers:
                 match = consumer.regex.search(text) if consumer.regex else None
                 if consumer.regex is not None and not match:
@@ -94,8 +92,7 @@ class Verdict:
         self.hits = tuple(_signature_hit(s, matches) for s, matches in found.items())
         self.nccl = nccl.parse(text) if to_nccl else None
         self.event = shutdown.event(text) if to_event else None
-        self.rendezvous = firewall.rendezvous_address(text) if to_rendezvous else None
-        self.visible_devices = visible_devices.listed(text) if to_devices else 0
+        self.facts = node_facts.read(text) if to_facts else None
         self.failing = bool(self.hits) and not suspicious.is_benign(text)
         self.tallied = bool(self.hits or self.contexts)
         self._source: tuple[str | None] | None = None
