@@ -310,6 +310,30 @@ def test_lines_with_a_host_prefix_keep_their_log_level() -> None:
     assert diagnose_text(failing).status is not Status.NO_FAILURE
 
 
+def test_grep_line_numbers_keep_the_log_level() -> None:
+    # `grep -n` output pasted into a ticket: "19:" before each line
+    log = ("19:[W1204 14:31:55.505295611 ProcessGroupNCCL.cpp:2058] [PG ID 0 PG GUID 0 Rank 1] "
+           "PGNCCL Watchdog environments: TORCH_NCCL_RETHROW_CUDA_ERRORS: 1\n")
+    assert diagnose_text(log).status is Status.NO_FAILURE
+    assert diagnose_text(log.replace("19:[W1204", "19:[E1204")).status is not Status.NO_FAILURE
+
+
+def test_an_echoed_grep_for_nccl_warnings_is_no_failure() -> None:
+    log = ("[2026-12-14 14:05:49] step 61210 | loss 0.1176 | 1.90 s/step\n"
+           "$ grep -cE \"NCCL WARN\" /shared/logs/run-1213/rank*.log\n"
+           "/shared/logs/run-1213/rank0.log:0\n")
+    assert diagnose_text(log).status is Status.NO_FAILURE
+
+
+def test_a_gid_table_change_the_run_trained_past_is_no_failure() -> None:
+    warn = ("bm-5510:70211:70420 [0] transport/net_ib/common.cc:153 NCCL WARN NET/IB : mlx5_2:1 "
+            "GID table changed\n")
+    steps = "".join(f"[2026-12-14 14:0{i}:49] step 6121{i} | loss 0.1176 | 1.90 s/step\n"
+                    for i in range(3))
+    assert diagnose_text(steps + warn + steps).status is Status.NO_FAILURE
+    assert diagnose_text(steps + warn).root_cause == "ib_hca_unusable"  # the run stopped there
+
+
 _RETRY = ("[client] GET http://127.0.0.1:8611/health -> URLError: <urlopen error [Errno 111] "
           "Connection refused>; server not ready, retrying in 2s\n")
 

@@ -71,15 +71,21 @@ _SERVED_AFTER = 2  # requests answered after the last failure, to show the serve
 # while a peer was failing).
 _STEPS_AFTER = 2
 
+# NCCL net_ib noting that a RoCE netdev's addresses changed (netplan apply, an IPv6 address
+# added): fatal only if the GID index in use lost its GID, which steps after it rule out
+_GID_CHANGED = re.compile(r"\bNET/IB ?: \S+ GID table changed\b")
+
 
 def trained_on(steps: list[int], candidates: list[Candidate], lines: SuspiciousLines) -> bool:
     """Whether the run logged training steps after everything that failed, and what failed was
     only a consequence (a peer's timeout, a restart) or a wait that ends: an elastic restart or
-    a requeue it recovered from. A cause (a slow link, a bad GPU) stays one however long the
-    run went on with it."""
+    a requeue it recovered from, or a RoCE port's addresses changing under NCCL (which only
+    notes it). A cause (a slow link, a bad GPU) stays one however long the run went on with
+    it."""
     last = _last_failure(candidates, lines)
     return (last > 0 and sum(1 for line in steps if line > last) >= _STEPS_AFTER
             and all(c.kind == "consequence" or c.root_cause in _WAITED_OUT
+                    or all(_GID_CHANGED.search(e.text) for e in c.evidence)
                     for c in _failures(candidates)))
 
 

@@ -187,8 +187,9 @@ _EXCEPTION_LINE = re.compile(r"(?:^|[\s:\]\)])(?:(?:[\w]+\.)*\w*(?:Error|Excepti
                              r"|(?:^|[\s\]])(?<!raise )(?:[\w]+\.)*[A-Z]\w*(?:Error|Exception)\s*$")
 
 
-# The host name pdsh, clush or a capture script puts before each line ("gpu-node-1: ").
-_HOST_PREFIX = r"(?:[\w.-]+: )?"
+# The host name pdsh, clush or a capture script puts before each line ("gpu-node-1: "), or the
+# line number of `grep -n` ("19:[W1212 22:01:16.712003318 TCPStore.cpp:340] ...").
+_HOST_PREFIX = r"(?:[\w.-]+: |\d+:(?=\S))?"
 
 
 def _level(names: str, initials: str) -> str:
@@ -384,7 +385,9 @@ _NOTE_HEADING = re.compile(r"#{2,} ")
 def _judge(line: int, text: str, score: int) -> tuple[int, int, str] | None:
     """(score, line, text) for a failing line; None for one logged at a benign level or a
     frame of a C++ backtrace (its header line, a warning or an error, decides)."""
-    benign = is_benign(text) and ("NCCL WARN" not in text or _RUN_GOES_ON.search(text))
+    # an NCCL WARN is a failure at any level, but not in a command echoed after a prompt
+    benign = _COMMAND_ECHO.match(text) is not None or (
+        is_benign(text) and ("NCCL WARN" not in text or _RUN_GOES_ON.search(text) is not None))
     if (benign or _BACKTRACE_FRAME.match(text) or _PYTHON_WARNING.search(text)
             or _NOTE_HEADING.match(text)):
         return None
