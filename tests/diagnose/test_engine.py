@@ -95,6 +95,16 @@ def test_rust_tracing_warnings_do_not_outrank_the_error() -> None:
     assert diagnose_text(log.splitlines(keepends=True)[0]).status is Status.NO_FAILURE
 
 
+def test_a_note_the_run_went_on_from_explains_no_failure() -> None:
+    # huggingface_hub without hf_xet downloads over HTTP instead: not why anything failed
+    log = ("[2026-12-13 16:41:03] Xet Storage is enabled for this repo, but the 'hf_xet' package "
+           "is not installed. Falling back to regular HTTP download.\n"
+           "[2026-12-13 19:15:40] ERROR: frobnicator stalled\n")
+    result = diagnose_text(log)
+    assert result.status is Status.UNKNOWN
+    assert result.root_cause == "unknown"
+
+
 def test_hint_explains_a_failure_when_nothing_else_does() -> None:
     log = ("INFO 01-01 10:00:00 [worker.py:1] model weights take 5.20GiB; the rest of the memory"
            " reserved for KV Cache is -1.05GiB.\n"

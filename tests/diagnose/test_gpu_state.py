@@ -128,6 +128,16 @@ def test_dcgm_exporter_reasons(metric: str, expected: str) -> None:
         assert "GPU" in result.candidates[0].explanation
 
 
+@pytest.mark.parametrize(("usec", "expected"), [("2913604188", "gpu_throttled"), ("0", "none")])
+def test_dcgm_thermal_violation_time(usec: str, expected: str) -> None:
+    metric = ('DCGM_FI_DEV_THERMAL_VIOLATION{gpu="5",device="nvidia5",Hostname="gpu-h100-a19"} '
+              + usec + "\n")
+    result = diagnose_text(SLOW_STEPS + metric)
+    assert result.root_cause == expected
+    if expected != "none":
+        assert "GPU 5 slowed for heat for 2914 s" in result.candidates[0].explanation
+
+
 def test_a_failure_of_its_own_still_wins() -> None:
     # the throttled GPU explains slowness, not an exception the run raised
     text = (QUERY_POWER.format(limit="350.00")

@@ -405,8 +405,10 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
             candidates = [*failing, *candidates]
     if not failing and lines.failed:
         # A failure that only hints explain: the best hint is the answer, except a warning's
-        # prediction ("this can cause ...") when the log raised an exception of its own.
-        failing = [c for c in candidates if not (lines.raised and _only_warned(c))]
+        # prediction ("this can cause ...") when the log raised an exception of its own, and a
+        # note that the run went on without something ("... not installed. Falling back to").
+        failing = [c for c in candidates if not (lines.raised and _only_warned(c))
+                   and not all(suspicious.went_on(e.text) for e in c.evidence)]
     if failing and _unexplained_before(failing, candidates, lines, plan.waits):
         failing = []  # what followed a failure no signature knows: the cause is unknown
     elif failing and _unexplained_consequences(failing, plan.unexplained_alone):

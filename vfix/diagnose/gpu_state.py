@@ -10,7 +10,9 @@ every collective. The signatures read the lines that say so alone (nvidia-smi -q
   "Power limit for GPU ... was set to 500.00 W from 700.00 W";
 - the clocks event reasons: CSV columns clocks_event_reasons.hw_slowdown (and the other
   reasons) reading "Active", or the bit mask of clocks_event_reasons.active and of DCGM's
-  DCGM_FI_DEV_CLOCKS_EVENT_REASONS (DCGM_FI_DEV_CLOCK_THROTTLE_REASONS before DCGM 3.3).
+  DCGM_FI_DEV_CLOCKS_EVENT_REASONS (DCGM_FI_DEV_CLOCK_THROTTLE_REASONS before DCGM 3.3);
+- DCGM's DCGM_FI_DEV_THERMAL_VIOLATION above 0: the time the GPU was slowed for heat (a GPU
+  that cools as it should never is; its power violation counts a busy GPU at its power cap).
 The power cap reached at the default limit ("SW Power Cap : Active" under load) is how a busy
 GPU runs, and is not reported.
 
@@ -30,7 +32,7 @@ from vfix.diagnose.model import Candidate, Evidence, FixStep
 KEYWORDS = ("Power Limit", "Power limit for GPU", "--query-gpu=", "power.limit",
             "power.default_limit", "clocks_event_reasons.", "clocks_throttle_reasons.", " W, ",
             " MHz, ", ", Active", ", Not Active", "CLOCKS_EVENT_REASONS{",
-            "CLOCK_THROTTLE_REASONS{")
+            "CLOCK_THROTTLE_REASONS{", "DCGM_FI_DEV_THERMAL_VIOLATION{")
 LOWERED = 0.85  # a limit at this share of the default or below was lowered, not rounded
 PAIRED_WITHIN = 8  # lines between nvidia-smi -q's limit and its default, one GPU's block
 # NVML's clocks event reasons that slow a GPU down for heat or power trouble (not the power
@@ -48,13 +50,16 @@ _QUERY_GPU = re.compile(r"--query-gpu[= ](?P<names>[\w.,]+)")
 _HEADER_NAME = re.compile(r"^[a-z_]+(?:\.[a-z_]+)*(?: \[[^]]*\])?$")
 _DCGM_REASONS = re.compile(r"DCGM_FI_DEV_CLOCKS?_(?:EVENT|THROTTLE)_REASONS\{(?P<labels>[^}]*)\}"
                            r"\s*(?:=>\s*)?(?P<mask>\d+)\b")
+_DCGM_THERMAL = re.compile(r"DCGM_FI_DEV_THERMAL_VIOLATION\{(?P<labels>[^}]*)\}\s*(?:=>\s*)?"
+                           r"(?P<usec>\d+)\b")
 _DCGM_GPU = re.compile(r"\bgpu=\"(?P<gpu>\d+)\"")
 _WATTS = re.compile(r"^(?P<watts>\d+(?:\.\d+)?) W$")
 
 
 class Reading(NamedTuple):
     """What one line says: a power limit ("limit", "default": watts), a limit set ("set": new,
-    old), CSV columns ("columns": names) or a row ("row": cells), or a reasons mask ("mask")."""
+    old), CSV columns ("columns": names) or a row ("row": cells), a reasons mask ("mask": mask,
+    GPU) or DCGM's thermal violation time ("thermal": microseconds, GPU)."""
 
     kind: str
     value: tuple[str | float, ...]
@@ -69,8 +74,9 @@ def read(text: str) -> Reading | None:
     if found := _SET_LIMIT.search(text):
         return Reading("set", (float(found["new"]), float(found["old"])))
     if found := _DCGM_REASONS.search(text):
-        gpu = _DCGM_GPU.search(found["labels"])
-        return Reading("mask", (float(found["mask"]), gpu["gpu"] if gpu else "?"))
+        return Reading("mask", (float(found["mask"]), _dcgm_gpu(found["labels"])))
+    if found := _DCGM_THERMAL.search(text):
+        return Reading("thermal", (float(found["usec"]), _dcgm_gpu(found["labels"])))
     if found := _QUERY_GPU.search(text):
         return Reading("columns", tuple(found["names"].strip(",").split(",")))
     cells = [cell.strip() for cell in text.split(",")]
@@ -108,6 +114,10 @@ class GpuState:
                 self._note((evidence,), f"a GPU's power limit was set to {new:g} W from {old:g} W")
         elif kind == "mask":
             self._mask(evidence, int(value[0]), f"GPU {value[1]}")
+        elif kind == "thermal" and float(value[0]) > 0:
+            seconds = float(value[0]) / 1e6
+            self._note((evidence,), f"GPU {value[1]} slowed for heat for {seconds:.0f} s "
+                                    "(DCGM's thermal violation time)")
         elif kind == "limit":
             self._limit = (evidence, float(value[0]))
             self._pair()
@@ -180,10 +190,15 @@ class GpuState:
             check_next=("nvidia-smi -q -d PERFORMANCE,POWER; nvidia-smi --query-gpu=index,"
                         "power.limit,power.default_limit,clocks_event_reasons.active "
                         "--format=csv",),
-            signature="gpu-power-limit-lowered" if lowered else "gpu-clocks-event-reasons",
+            signature="gpu-power-limit-lowered" if lowered else "gpu-slowdown-reported",
             kind="cause",
             matches=len(self.found),
         )
+
+
+def _dcgm_gpu(labels: str) -> str:
+    found = _DCGM_GPU.search(labels)
+    return found["gpu"] if found else "?"
 
 
 def _watts(cell: str | None) -> float | None:

@@ -300,6 +300,11 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           # allocator for NVLINK: No module named ... Falling back to ...")
                           r"|Ignore import error when loading "
                           r"|Failed to import .{1,200}\. Falling back to "
+                          # huggingface_hub without hf_xet: "... the 'hf_xet' package is not
+                          # installed. Falling back to regular HTTP download."
+                          r"|\bpackage is not installed\. Falling back to "
+                          # SGLang refusing one request (a 400 to its client): the server goes on
+                          r"|\bis longer than the model's context length \(\d+ tokens\)"
                           # Open MPI skipping an optional component it cannot load (hcoll, ucc)
                           r"|mca_base_component_repository_open: unable to open "
                           # slurmstepd falling back to /tmp for a TMPDIR it could not create
@@ -367,11 +372,16 @@ def is_warning_level(text: str) -> bool:
     return _WARNING_LEVEL.matches(text)
 
 
+def went_on(text: str) -> bool:
+    """Whether the line reports an error the run goes on without (`_RUN_GOES_ON`)."""
+    return _RUN_GOES_ON.search(text) is not None
+
+
 def is_benign(text: str) -> bool:
     """Whether the line only reports: logged at INFO/WARNING/DEBUG, an error the run goes on
     without, or a command echoed after a shell prompt."""
     return (_BENIGN_LEVEL.matches(text)
-            or _RUN_GOES_ON.search(text) is not None
+            or went_on(text)
             or _DEPRECATION.search(text) is not None
             or _COMMAND_ECHO.match(text) is not None)
 
