@@ -144,3 +144,12 @@ def test_a_failure_of_its_own_still_wins() -> None:
             + "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 "
               "has a total capacity of 79.19 GiB of which 1.06 GiB is free.\n")
     assert diagnose_text(SLOW_STEPS + text).root_cause != "gpu_throttled"
+
+
+def test_gpus_slowed_behind_failed_fans_are_the_answer() -> None:
+    # the BMC says fans failed; the GPUs say they slowed for heat: they set the job's pace
+    fans = "5a1 | 12/05/2026 | 22:14:07 | Fan #0x34 | Lower Critical going low  | Asserted\n"
+    gpus = ("index, clocks.current.sm [MHz], clocks_event_reasons.active\n"
+            "0, 1095 MHz, 0x0000000000000040\n")
+    assert diagnose_text(SLOW_STEPS + gpus + fans).root_cause == "gpu_throttled"
+    assert diagnose_text(SLOW_STEPS + fans).root_cause == "host_hardware_fault"

@@ -16,6 +16,7 @@ from typing import BinaryIO
 
 from vfix.diagnose import (
     firewall,
+    gpu_state,
     nccl,
     nccl_rules,
     node_facts,
@@ -426,6 +427,8 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
         candidates, failing = _first(blocked, candidates), _first(blocked, failing)
     if failing and (missing := visible_devices.named_missing(failing[0], facts.listed_devices)):
         candidates, failing = _first(missing, candidates), _first(missing, failing)
+    if failing and (slowed := gpu_state.slowed_behind_cooling(failing[0], facts.gpus)):
+        candidates, failing = _first(slowed, candidates), _first(slowed, failing)
     if _fails_between_ranks(failing, lines.failed):
         for chosen in _summary_causes(accumulator):
             candidates, failing = _first(chosen, candidates), _first(chosen, failing)

@@ -196,6 +196,16 @@ class GpuState:
         )
 
 
+def slowed_behind_cooling(top: Candidate, gpus: GpuState) -> Candidate | None:
+    """gpu_throttled when `top` is the host's failed cooling (host-cooling-throttled: a fan
+    failed, CPUs throttled) and the readings show the GPUs slowed: the GPUs set the job's pace,
+    and LABELLING keeps host_hardware_fault for the CPUs a failed cooling throttles. The
+    cooling stays in the explanation's fix (drain, check fans); None otherwise."""
+    if top.signature != "host-cooling-throttled":
+        return None
+    return gpus.throttled()
+
+
 def _dcgm_gpu(labels: str) -> str:
     found = _DCGM_GPU.search(labels)
     return found["gpu"] if found else "?"
