@@ -392,6 +392,10 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
             # one rail at a fraction of the others' rate: the run goes on, slower
             failing = [nccl_rules.slow_rail_candidate(*slow)]
             candidates = [*failing, *candidates]
+        elif slow_port := facts.ports.slow_port():
+            # the same seen by a fabric tool (ibstat): a port up at a fraction of the others'
+            failing = [slow_port]
+            candidates = [*failing, *candidates]
         elif unused := accumulator.sockets_beside_rdma:
             # the whole fabric left unused: the run goes on over TCP, far slower; a warning
             # that the RDMA stack is missing pieces (a verbs provider) says why

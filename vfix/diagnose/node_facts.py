@@ -1,21 +1,21 @@
 """What a log tells about its nodes and its job's set-up beside its failures, gathered line by
 line for the rules weighed after the signatures: the rendezvous address the ranks were given
-(`firewall`), the longest CUDA_VISIBLE_DEVICES list (`visible_devices`), and the GPUs' power
-limits and clocks event reasons (`gpu_state`)."""
+(`firewall`), the longest CUDA_VISIBLE_DEVICES list (`visible_devices`), the GPUs' power
+limits and clocks event reasons (`gpu_state`) and the rates of the IB ports (`port_rates`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from vfix.diagnose import firewall, gpu_state, visible_devices
+from vfix.diagnose import firewall, gpu_state, port_rates, visible_devices
 from vfix.diagnose.model import Evidence
 from vfix.diagnose.sources import line_source
 
 # Lines that may tell a fact; the scanner only hands over lines holding one of these. Those of
 # FOLDED_KEYWORDS match in any letter case.
 FOLDED_KEYWORDS = firewall.KEYWORDS
-KEYWORDS = (*visible_devices.KEYWORDS, *gpu_state.KEYWORDS)
+KEYWORDS = (*visible_devices.KEYWORDS, *gpu_state.KEYWORDS, *port_rates.KEYWORDS)
 
 
 class LineFacts(NamedTuple):
@@ -24,11 +24,12 @@ class LineFacts(NamedTuple):
     rendezvous: str | None
     visible_devices: int
     gpu: gpu_state.Reading | None
+    port: port_rates.Reading | None
 
 
 def read(text: str) -> LineFacts | None:
     facts = LineFacts(firewall.rendezvous_address(text), visible_devices.listed(text),
-                      gpu_state.read(text))
+                      gpu_state.read(text), port_rates.read(text))
     return facts if any(facts) else None
 
 
@@ -39,10 +40,15 @@ class NodeFacts:
     rendezvous: set[str] = field(default_factory=set)
     listed_devices: int = 0  # the devices of the longest CUDA_VISIBLE_DEVICES list (0: none)
     gpus: gpu_state.GpuState = field(default_factory=gpu_state.GpuState)
+    ports: port_rates.PortRates = field(default_factory=port_rates.PortRates)
 
     def add(self, line: int, text: str, facts: LineFacts) -> None:
         if facts.rendezvous and len(self.rendezvous) < firewall.MAX_ADDRESSES:
             self.rendezvous.add(facts.rendezvous)
         self.listed_devices = max(self.listed_devices, facts.visible_devices)
-        if facts.gpu is not None:
-            self.gpus.add(Evidence(line, text, line_source(text)), facts.gpu)
+        if facts.gpu is not None or facts.port is not None:
+            evidence = Evidence(line, text, line_source(text))
+            if facts.gpu is not None:
+                self.gpus.add(evidence, facts.gpu)
+            if facts.port is not None:
+                self.ports.add(evidence, facts.port)

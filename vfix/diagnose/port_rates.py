@@ -1,0 +1,123 @@
+"""An InfiniBand port that trained below the others, read from the fabric tools' output an
+operator pastes: ibstat's "Rate: 100" and ibstatus's "rate: 100 Gb/sec (4X EDR)" of a port
+that is up, beside ports at 400.
+
+A port at a lower speed or on fewer lanes (a cable, a transceiver, a switch port) still works,
+so nothing fails: every ring through it runs at its rate, and the job is slower on every node.
+NCCL's own view of the same thing (its "speed=" lines) is `NcclAccumulator.slow_rail`.
+
+Only the ports that are up count (a port down reports a nominal rate), and only InfiniBand
+ones: a RoCE or storage port on Ethernet runs at its own speed. Each port's block gives its
+state before its rate and its link layer after it, so a rate waits for its link layer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from vfix.diagnose.model import Candidate, Evidence, FixStep
+
+# Lines that may hold a reading; the scanner only hands over lines holding one of these.
+KEYWORDS = ("CA '", "Infiniband device '", "State:", "state:", "Rate:", "rate:",
+            "Link layer:", "link_layer:")
+SLOWER = 0.5  # a port at this share of the fastest or below trained wrong; 200 of 400 is
+# NDR200 on a split cable, which a cluster does not mix with NDR on the same fabric
+_BLOCK_LINES = 10  # a port's block: its state, rate and link layer are this close
+
+_DEVICE = re.compile(r"(?:^\s*CA|Infiniband device) '(?P<device>[\w.-]+)'")
+# ibstat "State: Active" (also "mlx5_0 State: Active" from a loop); ibstatus "state: 4: ACTIVE"
+# (not the physical state: "phys state: 5: LinkUp", "Physical state: LinkUp")
+_STATE = re.compile(r"^\s*(?:(?!phys|Physical)[\w.-]+:?\s+)?[Ss]tate:\s+(?:\d:\s*)?"
+                    r"(?P<state>[A-Za-z]+)\s*$")
+# "Rate: 400" (or "mlx5_0 Rate: 400" from a loop over the devices), "rate: 100 Gb/sec (4X EDR)"
+_RATE = re.compile(r"^\s*(?:(?P<device>[a-z][a-z_]*\d+(?:_\d+)?):?\s+)?"
+                   r"(?:Rate:\s+(?P<ibstat>\d+)\s*$"
+                   r"|rate:\s+(?P<ibstatus>\d+) Gb/sec\b)")
+_LAYER = re.compile(r"^\s*(?:Link layer|link_layer):\s+(?P<layer>\w+)")
+
+
+class Reading(NamedTuple):
+    """("device", name), ("state", up: "1" or ""), ("rate", Gb/s, device or ""), ("layer",
+    "InfiniBand" / "Ethernet")."""
+
+    kind: str
+    value: tuple[str, ...]
+
+
+def read(text: str) -> Reading | None:
+    if found := _DEVICE.search(text):
+        return Reading("device", (found["device"],))
+    if found := _STATE.match(text):
+        return Reading("state", ("1" if found["state"].lower() == "active" else "",))
+    if found := _RATE.match(text):
+        device = found["device"] or ""
+        return Reading("rate", (found["ibstat"] or found["ibstatus"], device))
+    if found := _LAYER.match(text):
+        return Reading("layer", (found["layer"],))
+    return None
+
+
+@dataclass(slots=True)
+class PortRates:
+    """The rates of the ports that are up, in the order of the log's lines."""
+
+    rates: list[tuple[int, str, Evidence]] = field(default_factory=list)  # Gb/s, device, line
+    _device: str = ""
+    _state: tuple[int, bool] = (0, True)  # the last state line's number, and whether up
+    _pending: tuple[int, str, Evidence] | None = None  # a rate waiting for its link layer
+
+    def add(self, evidence: Evidence, reading: Reading) -> None:
+        kind, value = reading
+        if kind == "device":
+            self._commit()
+            self._device = value[0]
+        elif kind == "state":
+            self._commit()
+            self._state = evidence.line, bool(value[0])
+        elif kind == "rate":
+            self._commit()
+            line, up = self._state
+            if up or evidence.line - line > _BLOCK_LINES:
+                self._pending = int(value[0]), value[1] or self._device, evidence
+        elif kind == "layer" and self._pending is not None:
+            if evidence.line - self._pending[2].line <= _BLOCK_LINES and value[0] != "InfiniBand":
+                self._pending = None
+            self._commit()
+
+    def _commit(self) -> None:
+        if self._pending is not None and len(self.rates) < 256:
+            self.rates.append(self._pending)
+        self._pending = None
+
+    def slow_port(self) -> Candidate | None:
+        """ib_hca_unusable for the slowest port that is up when it runs at half the fastest
+        one's rate or less; None otherwise."""
+        self._commit()
+        if len(self.rates) < 2:
+            return None
+        fastest = max(rate for rate, _, _ in self.rates)
+        rate, device, evidence = min(self.rates, key=lambda port: port[0])
+        if rate > SLOWER * fastest:
+            return None
+        name = device or "a port"
+        return Candidate(
+            layer="communication",
+            root_cause="ib_hca_unusable",
+            confidence=0.6,
+            evidence=(evidence,),
+            explanation=(f"{name} is up at {rate} Gb/s while the other ports run at {fastest} "
+                         "Gb/s: it trained at a lower speed or on fewer lanes (a cable, a "
+                         "transceiver, a switch port). It works, so nothing fails, but every "
+                         "ring through it runs at its rate and collectives slow on every node."),
+            fix=(FixStep(f"Reseat or replace the cable and transceiver of {name} and check the "
+                         "switch port (mlxlink -d <hca> for width, speed and errors) until it "
+                         "trains at the rate of the others; until then leave it out with "
+                         "NCCL_IB_HCA or drain the node.", None),),
+            check_next=("ibstat (Rate of every port); mlxlink -d <hca>; iblinkinfo for "
+                        "'Could be'",),
+            signature="ib-port-rate-below-peers",
+            kind="cause",
+            matches=1,
+        )
