@@ -105,6 +105,15 @@ def test_a_note_the_run_went_on_from_explains_no_failure() -> None:
     assert result.root_cause == "unknown"
 
 
+def test_nccl_without_gdrcopy_goes_on() -> None:
+    # an old libgdrapi lacks a symbol: NCCL runs without GDRCopy, an optional fast path
+    log = ("gb200-r03-t07:402117:402117 [0] misc/gdrwrap.cc:47 NCCL WARN ncclOsDlsym failed on "
+           "gdr_runtime_get_version - /usr/lib/aarch64-linux-gnu/libgdrapi.so: undefined symbol: "
+           "gdr_runtime_get_version\n"
+           "#  Avg bus bandwidth    : 851.207\n")
+    assert diagnose_text(log).status is Status.NO_FAILURE
+
+
 def test_hint_explains_a_failure_when_nothing_else_does() -> None:
     log = ("INFO 01-01 10:00:00 [worker.py:1] model weights take 5.20GiB; the rest of the memory"
            " reserved for KV Cache is -1.05GiB.\n"
@@ -342,6 +351,21 @@ def test_a_gid_table_change_the_run_trained_past_is_no_failure() -> None:
                     for i in range(3))
     assert diagnose_text(steps + warn + steps).status is Status.NO_FAILURE
     assert diagnose_text(steps + warn).root_cause == "ib_hca_unusable"  # the run stopped there
+    # Hugging Face Trainer's steps name the loss first
+    trainer = "".join(f"{{'loss': 1.{i}, 'grad_norm': 1.5, 'epoch': 0.0{i}, 'step': {i}00}}\n"
+                      for i in range(1, 4))
+    assert diagnose_text(trainer + warn + trainer).status is Status.NO_FAILURE
+
+
+def test_an_ib_device_nccl_recovered_is_no_failure_unless_it_gave_up() -> None:
+    failed = ("rl-h100-032:814411:815020 [0] NCCL WARN NET/IB: Device 1 marked as failed. "
+              "Initiating recovery? Yes (send comm=0x7f11c4000d20, outstandingRecovery=0)\n")
+    gave_up = ("rl-h100-032:814411:815098 [0] NCCL INFO NET/IB: ncclIbPortRecoveryContextProgress:"
+               " Marking device 1 as permanently failed (send comm=0x7f11c4000d20)\n")
+    steps = "".join(f"Step 73{i}/2000 | loss 0.0174 | reward 0.702 | refit 21.1s\n"
+                    for i in range(3))
+    assert diagnose_text(steps + failed + steps).status is Status.NO_FAILURE
+    assert diagnose_text(steps + failed + gave_up + steps).root_cause == "ib_hca_unusable"
 
 
 _RETRY = ("[client] GET http://127.0.0.1:8611/health -> URLError: <urlopen error [Errno 111] "

@@ -438,7 +438,7 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
             candidates, failing = _first(chosen, candidates), _first(chosen, failing)
     if stop_line and not _failed_before(stop_line, candidates, lines):
         return candidates, [], Status.NO_FAILURE  # only the teardown of a stopped server failed
-    if recovery.trained_on(progress.steps, candidates, lines):
+    if recovery.trained_on(progress.steps, candidates, lines, lifecycle):
         return candidates, [], Status.NO_FAILURE  # it recovered: the run trained on after them
     if recovery.served_on(progress.served, candidates, lines):
         return candidates, [], Status.NO_FAILURE  # only requests failed: it served on

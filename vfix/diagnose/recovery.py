@@ -24,9 +24,11 @@ from vfix.diagnose.suspicious import SuspiciousLines
 
 # A training step with its loss, as trainers print it: "step 18201 | loss 1.397",
 # " iteration    12490/   50000 | ... | lm loss: 2.1", "Epoch 12:  52%|...| 2601/5004 [...,
-# loss=2.064]", "{'loss': 1.93, ..., 'epoch': 0.4}".
+# loss=2.064]", verl's "step:1 - actor/pg_loss:0.003 - ...".
 _STEP = re.compile(rb"(?i)\b(?:step|iteration|iter|global_step|epoch)\b\W{0,8}\d"
-                   rb"[^\n]{0,300}?\bloss\b")
+                   rb"[^\n]{0,300}?(?:\b|_)loss\b"
+                   # the loss first: Hugging Face Trainer's "{'loss': 1.4, ..., 'step': 50}"
+                   rb"|\bloss\b[^\n]{0,300}?\b(?:step|epoch)\b\W{0,8}\d")
 
 
 # A request a server answered, as servers log them: an access log's status ('"POST
@@ -71,21 +73,25 @@ _SERVED_AFTER = 2  # requests answered after the last failure, to show the serve
 # while a peer was failing).
 _STEPS_AFTER = 2
 
-# NCCL net_ib noting that a RoCE netdev's addresses changed (netplan apply, an IPv6 address
-# added): fatal only if the GID index in use lost its GID, which steps after it rule out
-_GID_CHANGED = re.compile(r"\bNET/IB ?: \S+ GID table changed\b")
+# What NCCL rides out when the run trains on after it: a RoCE netdev's addresses changing
+# (netplan apply, an IPv6 address added; fatal only if the GID index in use lost its GID), and
+# an IB device its resiliency fails over from and recovers ("Device 1 marked as failed.
+# Initiating recovery? Yes"), unless the recovery gave up (Event.PORT_LOST)
+_RIDDEN_OUT = re.compile(r"\bNET/IB ?: \S+ GID table changed\b"
+                         r"|\bDevice \d+ marked as failed\. Initiating recovery\? Yes\b")
 
 
-def trained_on(steps: list[int], candidates: list[Candidate], lines: SuspiciousLines) -> bool:
+def trained_on(steps: list[int], candidates: list[Candidate], lines: SuspiciousLines,
+               lifecycle: Lifecycle) -> bool:
     """Whether the run logged training steps after everything that failed, and what failed was
     only a consequence (a peer's timeout, a restart) or a wait that ends: an elastic restart or
-    a requeue it recovered from, or a RoCE port's addresses changing under NCCL (which only
-    notes it). A cause (a slow link, a bad GPU) stays one however long the run went on with
-    it."""
+    a requeue it recovered from, or what NCCL rides out (`_RIDDEN_OUT`). A cause (a slow
+    link, a bad GPU) stays one however long the run went on with it."""
     last = _last_failure(candidates, lines)
     return (last > 0 and sum(1 for line in steps if line > last) >= _STEPS_AFTER
             and all(c.kind == "consequence" or c.root_cause in _WAITED_OUT
-                    or all(_GID_CHANGED.search(e.text) for e in c.evidence)
+                    or (all(_RIDDEN_OUT.search(e.text) for e in c.evidence)
+                        and not lifecycle.first.get(Event.PORT_LOST))
                     for c in _failures(candidates)))
 
 

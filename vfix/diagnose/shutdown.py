@@ -24,6 +24,7 @@ class Event(Enum):
     INTERRUPT = "interrupt"
     SHUTDOWN = "shutdown"  # vLLM tearing its processes down, whatever asked it to
     PORT_ACTIVE = "port_active"  # an IB/RoCE port NCCL uses came (back) up
+    PORT_LOST = "port_lost"  # NCCL gave up recovering a failed IB device
     LAUNCH = "launch"  # a server or launcher starting up (once per run)
 
 
@@ -34,7 +35,8 @@ KEYWORDS = ("received signal=SIGTERM", "received signal=SIGINT", "KeyboardInterr
             "The server is fired up and ready to roll", "Successfully assigned ",
             "Error waiting on exit barrier", "worker group successfully finished",
             ") started successfully", "port active", "Port recovery succeeded",
-            "Port recovery context done", "Started container", "' succeeded", "exits successfully",
+            "Port recovery context done", "Port recovery failed", "as permanently failed",
+            "Started container", "' succeeded", "exits successfully",
             "vLLM API server version", "non-default args: {", "server_args=ServerArgs(",
             "Starting elastic_operator with launch configs")
 # vLLM V1: "[shutdown] EngineCore: trigger received signal=SIGTERM" (a process still starting
@@ -81,6 +83,10 @@ _EVENTS = (
     # "Port recovery context done for device 1" (its protocol finished, the device is back)
     (re.compile(r"\bGot (?:non-fatal )?async (?:error )?event ?: port active\b|" + PORT_RECOVERED),
      Event.PORT_ACTIVE),
+    # and its recovery giving up: "Port recovery failed for send comm=0x7f55d8044f20
+    # devIndex=1", "Marking device 1 as permanently failed" (the run goes on without it)
+    (re.compile(r"\bPort recovery failed for\b|\bMarking device \d+ as permanently failed\b"),
+     Event.PORT_LOST),
     # what a run prints once, as it starts: vLLM's API server ("vLLM API server version
     # 0.11.0", and since 0.6 "non-default args: {'model_tag': ...}"), SGLang's
     # ("server_args=ServerArgs(model_path=..."), torchrun's agent ("Starting elastic_operator

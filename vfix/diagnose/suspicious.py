@@ -281,6 +281,8 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           # (nccl-tests repeats NCCL's last warning in its footer: "# error: ...")
                           r"|(?:NCCL WARN|^# error:) .*(?:maximum allowed, setting|is being ignored"
                           r"|, defaulting to |lib wrapper not initialized|Ignoring "
+                          # an old libgdrapi: NCCL runs on without GDRCopy, an optional path
+                          r"|ncclOsDlsym failed on gdr_"
                           # the subnet manager's own events, which leave the link up (a new
                           # master SM asking ports to reregister)
                           r"|Got (?:non-fatal async|async error) event: "
