@@ -20,7 +20,8 @@ from typing import NamedTuple
 from vfix.diagnose.model import Candidate, Evidence, FixStep
 
 # Lines that may hold a reading; the scanner only hands over lines holding one of these.
-KEYWORDS = ("CA '", "Infiniband device '", "State:", "state:", "Rate:", "rate:",
+# (cased and spaced as the tools print them: not the "hit rate:" of every vLLM metrics line)
+KEYWORDS = ("CA '", "Infiniband device '", "State: ", "state:\t", "Rate: ", "Gb/sec",
             "Link layer:", "link_layer:")
 SLOWER = 0.5  # a port at this share of the fastest or below trained wrong; 200 of 400 is
 # NDR200 on a split cable, which a cluster does not mix with NDR on the same fabric
