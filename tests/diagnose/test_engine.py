@@ -114,6 +114,17 @@ def test_nccl_without_gdrcopy_goes_on() -> None:
     assert diagnose_text(log).status is Status.NO_FAILURE
 
 
+def test_a_hint_after_the_first_exception_does_not_explain_it() -> None:
+    # a health check that found nothing listening: why the client failed, not the server
+    died = "(APIServer pid=860) OSError: [Errno 30] Read-only file system: '/data/hf-cache'\n"
+    poll = ("[client t=80s] GET http://127.0.0.1:8304/health failed: "
+            "URLError(ConnectionRefusedError(111, 'Connection refused'))\n")
+    assert diagnose_text(died + poll).root_cause == "unknown"
+    # the client that could not reach its server, and failed for it
+    failed = "RuntimeError: could not fetch the model list from the server\n"
+    assert diagnose_text(poll + failed).root_cause == "rendezvous_unreachable"
+
+
 def test_hint_explains_a_failure_when_nothing_else_does() -> None:
     log = ("INFO 01-01 10:00:00 [worker.py:1] model weights take 5.20GiB; the rest of the memory"
            " reserved for KV Cache is -1.05GiB.\n"

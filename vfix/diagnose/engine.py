@@ -412,8 +412,12 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
         # A failure that only hints explain: the best hint is the answer, except a warning's
         # prediction ("this can cause ...") when the log raised an exception of its own, and a
         # note that the run went on without something ("... not installed. Falling back to").
+        # Nor a hint first seen after the first exception: it cannot explain that exception (a
+        # health check that found nothing listening after the server died).
+        first = lines.first_exception()
         failing = [c for c in candidates if not (lines.raised and _only_warned(c))
-                   and not all(suspicious.went_on(e.text) for e in c.evidence)]
+                   and not all(suspicious.went_on(e.text) for e in c.evidence)
+                   and not (first is not None and c.evidence[0].line > first.line)]
     if failing and _unexplained_before(failing, candidates, lines, plan.waits):
         failing = []  # what followed a failure no signature knows: the cause is unknown
     elif failing and _unexplained_consequences(failing, plan.unexplained_alone):
