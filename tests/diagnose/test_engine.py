@@ -1013,7 +1013,25 @@ def test_an_oom_with_another_process_holding_most_of_the_gpu_is_that_process() -
 def test_an_oom_where_the_listed_process_is_this_one_is_not_another_process() -> None:
     # in a container torch lists this process by its PID too, with about its own share
     assert diagnose_text(_torch_oom(50.96, 50.96)).root_cause == "gpu_oom"
-    assert diagnose_text(_torch_oom(40.0, 3.0)).root_cause == "gpu_oom"  # under half the GPU
+    assert diagnose_text(_torch_oom(30.0, 3.0)).root_cause == "gpu_oom"  # under a quarter
+
+
+def test_an_oom_names_this_process_by_what_pytorch_holds_in_older_torch() -> None:
+    # no "this process has": PyTorch's allocated and reserved memory, short of the CUDA context
+    oom = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.96 GiB. GPU 0 has a "
+           "total capacity of 79.25 GiB of which 1.21 GiB is free. Process 2214 has 57.90 GiB "
+           "memory in use. Process 7712 has 20.12 GiB memory in use. Of the allocated memory "
+           "17.48 GiB is allocated by PyTorch, and 1.91 GiB is reserved by PyTorch but "
+           "unallocated.\n")
+    result = diagnose_text(oom)
+    assert result.root_cause == "stale_gpu_process"
+    assert "Process 2214 holds 57.9" in result.candidates[0].explanation
+    # the one process listed is this one, with its CUDA graphs beyond what PyTorch holds
+    alone = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.96 GiB. GPU 0 has "
+             "a total capacty of 44.35 GiB of which 53.38 MiB is free. Process 3663367 has "
+             "44.28 GiB memory in use. Of the allocated memory 37.38 GiB is allocated by "
+             "PyTorch, and 275.68 MiB is reserved by PyTorch but unallocated.\n")
+    assert diagnose_text(alone).root_cause != "stale_gpu_process"
 
 
 def test_an_exception_raised_without_a_message_is_a_failing_line() -> None:

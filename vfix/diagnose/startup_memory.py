@@ -6,8 +6,8 @@ all of the GPU is free, nothing else holds it: the CUDA context, the driver and 
 communicators took the rest, and --gpu-memory-utilization asks for more than an empty GPU gives.
 
 Conversely, torch's out-of-memory message lists who holds the GPU ("Process 8308 has 122.51 GiB
-memory in use ... this process has 12.79 GiB"): when another process holds most of it, the
-memory this job sized for was taken, whatever else the job asked for.
+memory in use ... this process has 12.79 GiB"): when another process holds a quarter of it or
+more, the memory this job sized for was taken, whatever else the job asked for.
 """
 
 from __future__ import annotations
@@ -20,11 +20,16 @@ TAKEN_SIGNATURE = "gpu-memory-taken"
 # at least this share of the GPU free: no other process worth naming holds it
 NEARLY_ALL_FREE = 0.95
 # torch's CUDA OOM message: the GPU's capacity ("capacty" in torch 2.1), the processes on it,
-# and this process's share
+# and this process's share ("this process has"; older releases give only what PyTorch
+# allocated and reserved)
 _TORCH_OOM = re.compile(r"total capac\w* of (?P<total>[\d.]+) GiB of which .*?"
-                        r"(?P<others>(?:Process \d+ has [\d.]+ [KMG]iB memory in use\. ?)+)"
-                        r".*?this process has (?P<own>[\d.]+) (?P<own_unit>[KMG]iB)")
+                        r"(?P<others>(?:Process \d+ has [\d.]+ [KMG]iB memory in use\. ?)+)")
+_OWN = re.compile(r"this process has (?P<own>[\d.]+) (?P<own_unit>[KMG]iB)"
+                  r"|Of the allocated memory (?P<allocated>[\d.]+) (?P<allocated_unit>[KMG]iB) is "
+                  r"allocated by PyTorch, and (?P<reserved>[\d.]+) (?P<reserved_unit>[KMG]iB)")
 _PROCESS = re.compile(r"Process (?P<pid>\d+) has (?P<size>[\d.]+) (?P<unit>[KMG]iB)")
+# another process holding this share of the GPU or more took what the job sized for
+TAKEN_SHARE = 0.25
 _GIB = {"KiB": 1 / 2**20, "MiB": 1 / 2**10, "GiB": 1.0}
 _FREE_OF_TOTAL = re.compile(r"Free memory on device \S+ \((?P<free>\d+(?:\.\d+)?)/"
                             r"(?P<total>\d+(?:\.\d+)?) GiB\) on startup is less than")
@@ -62,27 +67,46 @@ def asked_too_much(taken: Candidate) -> Candidate | None:
     return None
 
 
+# what a job that ran out of GPU memory may be taken for when another process took the memory
+# (not a cause that explains who took it: two ranks on one GPU, a launcher's dropped pin)
+_OUT_OF_MEMORY = frozenset({"gpu_oom", "gpu_oom_weights", "stale_gpu_process",
+                            "gpu_memory_utilization_too_high", "kv_cache_insufficient",
+                            "cudagraph_capture_oom"})
+
+
 def held_by_another(failure: Candidate) -> Candidate | None:
     """Another process as the cause when `failure` quotes torch's out-of-memory message with
-    another process holding at least half of the GPU and more than twice this process's share
-    (in a container torch lists this process by its PID too: then no other one stands out)."""
+    another process holding a quarter of the GPU or more. torch lists every process on the GPU,
+    this one too (in a container under a PID of the host's): the one whose share matches this
+    process's is left out."""
+    if failure.root_cause not in _OUT_OF_MEMORY:
+        return None  # a cause that explains the memory (two ranks on one GPU, a CUDA graph)
     for evidence in failure.evidence:
         found = _TORCH_OOM.search(evidence.text)
         if found is None:
             continue
-        total, own = float(found["total"]), float(found["own"]) * _GIB[found["own_unit"]]
-        pid, held = max(((p["pid"], float(p["size"]) * _GIB[p["unit"]])
-                         for p in _PROCESS.finditer(found["others"])), key=lambda item: item[1])
-        if held < total / 2 or held <= 2 * own:
+        total = float(found["total"])
+        held_by = [(p["pid"], float(p["size"]) * _GIB[p["unit"]])
+                   for p in _PROCESS.finditer(found["others"])]
+        share = _own_share(evidence.text)
+        if share is None:
+            return None  # which of them is this one?
+        own, whole = share
+        held_by = [(pid, size) for pid, size in held_by if not _is_own(size, own, whole)]
+        if not held_by:
+            return None
+        pid, held = max(held_by, key=lambda item: item[1])
+        if held < TAKEN_SHARE * total:
             return None
         return Candidate(
             layer="resources",
             root_cause="stale_gpu_process",
             confidence=failure.confidence,
             evidence=(evidence,),
-            explanation=(f"Process {pid} holds {held:.4g} of the GPU's {total:.4g} GiB and this "
-                         f"one only {own:.4g} GiB: the memory this job needed was taken by "
-                         "another process (a leftover worker, another job on the same GPU)."),
+            explanation=(f"Process {pid} holds {held:.4g} of the GPU's {total:.4g} GiB and "
+                         f"this one {own:.4g} GiB: the memory this job needed was taken by "
+                         "another process (a leftover worker or notebook kernel, another job "
+                         "on the same GPU)."),
             fix=(FixStep("Stop that process if it is a leftover (vfix's gpu_processes role "
                          "lists it, and stops it only when told to), or run on a GPU it does "
                          "not use.", "gpu_processes"),),
@@ -93,6 +117,26 @@ def held_by_another(failure: Candidate) -> Candidate | None:
             matches=failure.matches,
         )
     return None
+
+
+def _own_share(text: str) -> tuple[float, bool] | None:
+    """This process's GiB in torch's out-of-memory message, and whether torch gave it whole
+    (False: only what PyTorch allocated and reserved, short of the CUDA context and the rest)."""
+    found = _OWN.search(text)
+    if found is None:
+        return None
+    if found["own"]:
+        return float(found["own"]) * _GIB[found["own_unit"]], True
+    return (float(found["allocated"]) * _GIB[found["allocated_unit"]]
+            + float(found["reserved"]) * _GIB[found["reserved_unit"]]), False
+
+
+def _is_own(size: float, own: float, whole: bool) -> bool:
+    """Whether a process of `size` GiB is this one: its share, or (from what PyTorch holds) that
+    and up to a quarter more with a few GiB of context, graphs and communicators."""
+    if whole:
+        return abs(size - own) <= max(1.0, own / 10)
+    return own - 1.0 <= size <= own * 1.25 + 2.0
 
 
 def _below(free_share: float) -> str:
