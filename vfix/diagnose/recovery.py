@@ -24,8 +24,9 @@ from vfix.diagnose.suspicious import SuspiciousLines
 
 # A training step with its loss, as trainers print it: "step 18201 | loss 1.397",
 # " iteration    12490/   50000 | ... | lm loss: 2.1", "Epoch 12:  52%|...| 2601/5004 [...,
-# loss=2.064]", verl's "step:1 - actor/pg_loss:0.003 - ...".
-_STEP = re.compile(rb"(?i)\b(?:step|iteration|iter|global_step|epoch)\b\W{0,8}\d"
+# loss=2.064]", verl's "step:1 - actor/pg_loss:0.003 - ...", mmengine's "Epoch(train)
+# [23][4000/8556] ... loss: 4.1".
+_STEP = re.compile(rb"(?i)\b(?:step|iteration|iter|global_step|epoch)\b(?:\(train\))?\W{0,8}\d"
                    rb"[^\n]{0,300}?(?:\b|_)loss\b"
                    # the loss first: Hugging Face Trainer's "{'loss': 1.4, ..., 'step': 50}"
                    rb"|\bloss\b[^\n]{0,300}?\b(?:step|epoch)\b\W{0,8}\d")
@@ -77,7 +78,7 @@ _STEPS_AFTER = 2
 # (netplan apply, an IPv6 address added; fatal only if the GID index in use lost its GID), and
 # an IB device its resiliency fails over from and recovers ("Device 1 marked as failed.
 # Initiating recovery? Yes"), unless the recovery gave up (Event.PORT_LOST)
-_RIDDEN_OUT = re.compile(r"\bNET/IB ?: \S+ GID table changed\b"
+_RIDDEN_OUT = re.compile(r"\bNET/IB ?: \S+ GID table changed\b|\basync event ?: GID table change\b"
                          r"|\bDevice \d+ marked as failed\. Initiating recovery\? Yes\b")
 
 
