@@ -48,10 +48,9 @@ _SET_LIMIT = re.compile(r"Power limit for GPU \S+ was set to (?P<new>\d+(?:\.\d+
                         r"(?P<old>\d+(?:\.\d+)?) W")
 _QUERY_GPU = re.compile(r"--query-gpu[= ](?P<names>[\w.,]+)")
 _HEADER_NAME = re.compile(r"^[a-z_]+(?:\.[a-z_]+)*(?: \[[^]]*\])?$")
-_DCGM_REASONS = re.compile(r"DCGM_FI_DEV_CLOCKS?_(?:EVENT|THROTTLE)_REASONS\{(?P<labels>[^}]*)\}"
-                           r"\s*(?:=>\s*)?(?P<mask>\d+)\b")
-_DCGM_THERMAL = re.compile(r"DCGM_FI_DEV_THERMAL_VIOLATION\{(?P<labels>[^}]*)\}\s*(?:=>\s*)?"
-                           r"(?P<usec>\d+)\b")
+# a DCGM exporter metric as Prometheus prints it ("=>" as promtool does)
+_DCGM = re.compile(r"DCGM_FI_DEV_(?P<metric>CLOCKS?_(?:EVENT|THROTTLE)_REASONS|THERMAL_VIOLATION)"
+                   r"\{(?P<labels>[^}]*)\}\s*(?:=>\s*)?(?P<value>\d+)\b")
 _DCGM_GPU = re.compile(r"\bgpu=\"(?P<gpu>\d+)\"")
 _WATTS = re.compile(r"^(?P<watts>\d+(?:\.\d+)?) W$")
 
@@ -73,10 +72,10 @@ def read(text: str) -> Reading | None:
         return None
     if found := _SET_LIMIT.search(text):
         return Reading("set", (float(found["new"]), float(found["old"])))
-    if found := _DCGM_REASONS.search(text):
-        return Reading("mask", (float(found["mask"]), _dcgm_gpu(found["labels"])))
-    if found := _DCGM_THERMAL.search(text):
-        return Reading("thermal", (float(found["usec"]), _dcgm_gpu(found["labels"])))
+    if found := _DCGM.search(text):
+        gpu = _DCGM_GPU.search(found["labels"])
+        kind = "thermal" if found["metric"] == "THERMAL_VIOLATION" else "mask"
+        return Reading(kind, (float(found["value"]), gpu["gpu"] if gpu else "?"))
     if found := _QUERY_GPU.search(text):
         return Reading("columns", tuple(found["names"].strip(",").split(",")))
     cells = [cell.strip() for cell in text.split(",")]
@@ -204,11 +203,6 @@ def slowed_behind_cooling(top: Candidate, gpus: GpuState) -> Candidate | None:
     if top.signature != "host-cooling-throttled":
         return None
     return gpus.throttled()
-
-
-def _dcgm_gpu(labels: str) -> str:
-    found = _DCGM_GPU.search(labels)
-    return found["gpu"] if found else "?"
 
 
 def _watts(cell: str | None) -> float | None:
