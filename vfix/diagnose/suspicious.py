@@ -305,6 +305,8 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           # huggingface_hub without hf_xet: "... the 'hf_xet' package is not
                           # installed. Falling back to regular HTTP download."
                           r"|\bpackage is not installed\. Falling back to "
+                          # aws-ofi-nccl keeping the socket buffer it was given
+                          r"|\bUnable to increase max receive buffer size; using current value"
                           # SGLang refusing one request (a 400 to its client): the server goes on
                           r"|\bis longer than the model's context length \(\d+ tokens\)"
                           # Open MPI skipping an optional component it cannot load (hcoll, ucc)
