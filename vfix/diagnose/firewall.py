@@ -15,7 +15,7 @@ import ipaddress
 import re
 from collections.abc import Iterable
 
-from vfix.diagnose.model import Candidate, Evidence, FixStep
+from vfix.diagnose.model import Candidate, Evidence
 
 # Lines that may name the rendezvous address; the scanner only hands over lines holding one.
 KEYWORDS = ("master_addr", "master-addr", "init_method=tcp://")
@@ -54,26 +54,19 @@ def blocked_peer(top: Candidate, rendezvous: Iterable[str]) -> Candidate | None:
     if not blocked:
         return None
     peer = blocked[0][1]
-    return Candidate(
-        layer="network",
-        root_cause="rendezvous_unreachable",
-        confidence=0.7,
-        evidence=tuple(evidence for evidence, _ in blocked),
+    return Candidate.rule_cause(
+        "peer-on-rendezvous-subnet-unreachable", "network", "rendezvous_unreachable", 0.7,
+        tuple(evidence for evidence, _ in blocked),
         explanation=(f"A rank could not connect to its peer at {peer}, on the same subnet as "
                      "the rendezvous address every rank was given, and the host answered 'No "
                      "route to host': the nodes share that network, so the interface is right. "
                      "A firewall on the peer rejects the connection (iptables/nftables REJECT, "
                      "firewalld) or the peer host is down."),
-        fix=(FixStep("Allow TCP between the nodes on the cluster subnet (NCCL and Gloo listen "
-                     "on ephemeral ports, not only MASTER_PORT) in the host firewall and any "
-                     "security group; if the peer host is down, bring it back or replace it.",
-                     None),),
-        check_next=(f"From this node: ping {peer}; nc -zv {peer} <port>; on the peer: "
-                    "iptables -S / nft list ruleset / firewall-cmd --list-all",),
-        signature="peer-on-rendezvous-subnet-unreachable",
-        kind="cause",
-        matches=len(blocked),
-    )
+        fix=("Allow TCP between the nodes on the cluster subnet (NCCL and Gloo listen on "
+             "ephemeral ports, not only MASTER_PORT) in the host firewall and any security "
+             "group; if the peer host is down, bring it back or replace it."),
+        check=(f"From this node: ping {peer}; nc -zv {peer} <port>; on the peer: "
+               "iptables -S / nft list ruleset / firewall-cmd --list-all"))
 
 
 def _blocked_peer(evidence: Evidence, subnets: set[ipaddress.IPv4Network]) -> str | None:

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from vfix.diagnose.model import Candidate, Evidence, FixStep
+from vfix.diagnose.model import Candidate, Evidence
 
 # Lines that may hold a reading; the scanner only hands over lines holding one of these.
 KEYWORDS = ("Power Limit", "Power limit for GPU", "--query-gpu=", "power.limit",
@@ -172,27 +172,21 @@ class GpuState:
             return None
         first = self.found[0]
         lowered = any("power limit" in found.what for found in self.found)
-        return Candidate(
-            layer="visibility",
-            root_cause="gpu_throttled",
-            confidence=0.7,
-            evidence=tuple(e for found in self.found[:3] for e in found.evidence),
+        return Candidate.rule_cause(
+            "gpu-power-limit-lowered" if lowered else "gpu-slowdown-reported", "visibility",
+            "gpu_throttled", 0.7, tuple(e for found in self.found[:3] for e in found.evidence),
             explanation=(f"The log shows {first.what}. A GPU held below its clocks does not "
                          "fail the run; it runs slower, and the slowest GPU sets the pace of "
                          "every collective."),
-            fix=(FixStep("Restore the default power limit (nvidia-smi -pl <default watts>, and "
-                         "find what set it: a node-prep job, a power profile, nvidia-persistenced "
-                         "settings)." if lowered else
-                         "Find what slows the GPU: temperatures and fans (nvidia-smi -q -d "
-                         "TEMPERATURE, the BMC's sensors), the power supplies (ipmitool sel: a "
-                         "lost PSU asserts the power brake); drain the node meanwhile.", None),),
-            check_next=("nvidia-smi -q -d PERFORMANCE,POWER; nvidia-smi --query-gpu=index,"
-                        "power.limit,power.default_limit,clocks_event_reasons.active "
-                        "--format=csv",),
-            signature="gpu-power-limit-lowered" if lowered else "gpu-slowdown-reported",
-            kind="cause",
-            matches=len(self.found),
-        )
+            fix=("Restore the default power limit (nvidia-smi -pl <default watts>, and find "
+                 "what set it: a node-prep job, a power profile, nvidia-persistenced "
+                 "settings)." if lowered else
+                 "Find what slows the GPU: temperatures and fans (nvidia-smi -q -d "
+                 "TEMPERATURE, the BMC's sensors), the power supplies (ipmitool sel: a lost "
+                 "PSU asserts the power brake); drain the node meanwhile."),
+            check=("nvidia-smi -q -d PERFORMANCE,POWER; nvidia-smi --query-gpu=index,"
+                   "power.limit,power.default_limit,clocks_event_reasons.active --format=csv"),
+            matches=len(self.found))
 
 
 def slowed_behind_cooling(top: Candidate, gpus: GpuState) -> Candidate | None:

@@ -62,6 +62,17 @@ class Candidate:
     kind: str  # cause | consequence | hint
     matches: int  # how many lines matched (evidence keeps the first few)
 
+    @classmethod
+    def rule_cause(cls, signature: str, layer: str, root_cause: str, confidence: float,
+                   evidence: tuple[Evidence, ...], *, explanation: str, fix: str, check: str,
+                   role: str | None = None, matches: int | None = None) -> Candidate:
+        """A cause that a rule after the signatures read off the log, with one fix step and
+        one check; `matches` defaults to the lines it cites."""
+        return cls(layer=layer, root_cause=root_cause, confidence=confidence, evidence=evidence,
+                   explanation=explanation, fix=(FixStep(fix, role),), check_next=(check,),
+                   signature=signature, kind="cause",
+                   matches=len(evidence) if matches is None else matches)
+
 
 @dataclass(frozen=True)
 class NcclSummary:

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 
-from vfix.diagnose.model import Candidate, Evidence, FixStep
+from vfix.diagnose.model import Candidate, Evidence
 
 # Interfaces that exist only on this host: container veths, bridges, CNI/overlay devices.
 _HOST_ONLY_NAME = re.compile(
@@ -52,19 +52,9 @@ SOCKETS_CONFIDENCE = 0.6
 def _cause(signature: str, root_cause: str, evidence: tuple[Evidence, ...], confidence: float,
            *, explanation: str, fix: str, role: str | None, check: str,
            layer: str = "communication") -> Candidate:
-    """A cause read off the summary, citing `evidence`, with one fix step and one check."""
-    return Candidate(
-        layer=layer,
-        root_cause=root_cause,
-        confidence=confidence,
-        evidence=evidence,
-        explanation=explanation,
-        fix=(FixStep(fix, role),),
-        check_next=(check,),
-        signature=signature,
-        kind="cause",
-        matches=len(evidence),
-    )
+    """A cause read off the summary, citing `evidence` (most are communication's)."""
+    return Candidate.rule_cause(signature, layer, root_cause, confidence, evidence,
+                                explanation=explanation, fix=fix, role=role, check=check)
 
 
 def host_only(device: str) -> bool:

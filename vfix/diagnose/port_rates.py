@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from vfix.diagnose.model import Candidate, Evidence, FixStep
+from vfix.diagnose.model import Candidate, Evidence
 
 # Lines that may hold a reading; the scanner only hands over lines holding one of these.
 # (cased and spaced as the tools print them: not the "hit rate:" of every vLLM metrics line)
@@ -103,22 +103,14 @@ class PortRates:
         if rate > SLOWER * fastest:
             return None
         name = device or "a port"
-        return Candidate(
-            layer="communication",
-            root_cause="ib_hca_unusable",
-            confidence=0.6,
-            evidence=(evidence,),
+        return Candidate.rule_cause(
+            "ib-port-rate-below-peers", "communication", "ib_hca_unusable", 0.6, (evidence,),
             explanation=(f"{name} is up at {rate} Gb/s while the other ports run at {fastest} "
                          "Gb/s: it trained at a lower speed or on fewer lanes (a cable, a "
                          "transceiver, a switch port). It works, so nothing fails, but every "
                          "ring through it runs at its rate and collectives slow on every node."),
-            fix=(FixStep(f"Reseat or replace the cable and transceiver of {name} and check the "
-                         "switch port (mlxlink -d <hca> for width, speed and errors) until it "
-                         "trains at the rate of the others; until then leave it out with "
-                         "NCCL_IB_HCA or drain the node.", None),),
-            check_next=("ibstat (Rate of every port); mlxlink -d <hca>; iblinkinfo for "
-                        "'Could be'",),
-            signature="ib-port-rate-below-peers",
-            kind="cause",
-            matches=1,
-        )
+            fix=(f"Reseat or replace the cable and transceiver of {name} and check the switch "
+                 "port (mlxlink -d <hca> for width, speed and errors) until it trains at the "
+                 "rate of the others; until then leave it out with NCCL_IB_HCA or drain the "
+                 "node."),
+            check="ibstat (Rate of every port); mlxlink -d <hca>; iblinkinfo for 'Could be'")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from vfix.diagnose.model import Candidate, FixStep
+from vfix.diagnose.model import Candidate
 
 TAKEN_SIGNATURE = "gpu-memory-taken"
 # at least this share of the GPU free: no other process worth naming holds it
@@ -47,23 +47,18 @@ def asked_too_much(taken: Candidate) -> Candidate | None:
         free, total = float(found["free"]), float(found["total"])
         if total <= 0 or free / total < NEARLY_ALL_FREE:
             return None
-        return Candidate(
-            layer="resources",
-            root_cause="gpu_memory_utilization_too_high",
-            confidence=taken.confidence,
-            evidence=(evidence,),
+        return Candidate.rule_cause(
+            "gpu-memory-utilization-above-free", "resources", "gpu_memory_utilization_too_high",
+            taken.confidence, (evidence,),
             explanation=(f"{free:g} of {total:g} GiB were free when vLLM started: no other "
                          "process holds this GPU. --gpu-memory-utilization asks for more than "
                          "an empty GPU gives; the CUDA context, the driver and the job's own "
                          "communicators keep the rest."),
-            fix=(FixStep("Lower --gpu-memory-utilization below the free share (for example "
-                         f"{_below(free / total)}).", None),),
-            check_next=("nvidia-smi --query-compute-apps=pid,used_memory --format=csv: no "
-                        "other process should be listed",),
-            signature="gpu-memory-utilization-above-free",
-            kind="cause",
-            matches=taken.matches,
-        )
+            fix=("Lower --gpu-memory-utilization below the free share (for example "
+                 f"{_below(free / total)})."),
+            check=("nvidia-smi --query-compute-apps=pid,used_memory --format=csv: no other "
+                   "process should be listed"),
+            matches=taken.matches)
     return None
 
 
@@ -98,24 +93,18 @@ def held_by_another(failure: Candidate) -> Candidate | None:
         pid, held = max(held_by, key=lambda item: item[1])
         if held < TAKEN_SHARE * total:
             return None
-        return Candidate(
-            layer="resources",
-            root_cause="stale_gpu_process",
-            confidence=failure.confidence,
-            evidence=(evidence,),
+        return Candidate.rule_cause(
+            "gpu-memory-held-by-another", "resources", "stale_gpu_process", failure.confidence,
+            (evidence,),
             explanation=(f"Process {pid} holds {held:.4g} of the GPU's {total:.4g} GiB and "
                          f"this one {own:.4g} GiB: the memory this job needed was taken by "
                          "another process (a leftover worker or notebook kernel, another job "
                          "on the same GPU)."),
-            fix=(FixStep("Stop that process if it is a leftover (vfix's gpu_processes role "
-                         "lists it, and stops it only when told to), or run on a GPU it does "
-                         "not use.", "gpu_processes"),),
-            check_next=("nvidia-smi --query-compute-apps=pid,process_name,used_memory "
-                        "--format=csv",),
-            signature="gpu-memory-held-by-another",
-            kind="cause",
-            matches=failure.matches,
-        )
+            fix=("Stop that process if it is a leftover (vfix's gpu_processes role lists it, "
+                 "and stops it only when told to), or run on a GPU it does not use."),
+            role="gpu_processes",
+            check="nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",
+            matches=failure.matches)
     return None
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from vfix.diagnose.model import Candidate, FixStep
+from vfix.diagnose.model import Candidate
 
 # Lines that may set the list; the scanner only hands over lines holding one of these.
 KEYWORDS = ("CUDA_VISIBLE_DEVICES=",)
@@ -40,21 +40,15 @@ def named_missing(top: Candidate, listed_devices: int) -> Candidate | None:
         found = _SEEN.search(line.text)
         if found and 0 < int(found["seen"]) < listed_devices:
             seen = int(found["seen"])
-            return Candidate(
-                layer="visibility",
-                root_cause="cuda_visible_devices_invalid",
-                confidence=0.85,
-                evidence=(line,),
+            return Candidate.rule_cause(
+                "visible-devices-name-missing-gpu", "visibility", "cuda_visible_devices_invalid",
+                0.85, (line,),
                 explanation=(f"CUDA_VISIBLE_DEVICES names {listed_devices} devices but the "
                              f"process saw {seen}: CUDA stops at the first entry that names no "
                              "GPU of this node, so the rest are lost. The node may well have the "
                              "GPUs; the list (copied from another node?) is wrong."),
-                fix=(FixStep("Set CUDA_VISIBLE_DEVICES to indices or UUIDs this node has "
-                             "(nvidia-smi -L), or unset it.", None),),
-                check_next=("nvidia-smi -L against the CUDA_VISIBLE_DEVICES of the service "
-                            "(systemctl cat, the pod's env)",),
-                signature="visible-devices-name-missing-gpu",
-                kind="cause",
-                matches=1,
-            )
+                fix=("Set CUDA_VISIBLE_DEVICES to indices or UUIDs this node has "
+                     "(nvidia-smi -L), or unset it."),
+                check=("nvidia-smi -L against the CUDA_VISIBLE_DEVICES of the service "
+                       "(systemctl cat, the pod's env)"))
     return None

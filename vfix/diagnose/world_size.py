@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from vfix.diagnose.model import Candidate, Evidence, FixStep
+from vfix.diagnose.model import Candidate, Evidence
 
 _NOT_DIVISIBLE = re.compile(r"(?i)world[ _]?size\W{0,3}(?P<world>\d+)\W{0,3}is not divisible by"
                             r"\D{0,60}?(?P<model>\d+)")
@@ -28,21 +28,14 @@ def short_of_model_parallel(failing: Sequence[Candidate],
         world, model = int(found["world"]), int(found["model"])
         if world >= model:
             return None
-        return Candidate(
-            layer="visibility",
-            root_cause="gpu_count_insufficient",
-            confidence=0.85,
-            evidence=(line,),
+        return Candidate.rule_cause(
+            "world-smaller-than-model-parallel", "visibility", "gpu_count_insufficient", 0.85,
+            (line,),
             explanation=(f"The job has {world} processes (one per GPU) but its model-parallel "
                          f"size (tensor x pipeline parallel) is {model}: the world must be a "
                          "multiple of it, and no layout of fewer GPUs can be."),
-            fix=(FixStep(f"Start the job on at least {model} GPUs (more nodes, or every GPU "
-                         "visible), or lower the tensor/pipeline parallel sizes so their product "
-                         f"divides {world}.", None),),
-            check_next=("nvidia-smi -L on each node and --nnodes x --nproc_per_node against "
-                        "TP x PP",),
-            signature="world-smaller-than-model-parallel",
-            kind="cause",
-            matches=1,
-        )
+            fix=(f"Start the job on at least {model} GPUs (more nodes, or every GPU visible), "
+                 "or lower the tensor/pipeline parallel sizes so their product divides "
+                 f"{world}."),
+            check="nvidia-smi -L on each node and --nnodes x --nproc_per_node against TP x PP")
     return None
