@@ -324,7 +324,7 @@ def _conclude(name: str, candidates: list[Candidate], run: _Run, scanner: Scanne
                    if c.evidence[0].line < hung and not _fell_back(c, summary)]
         candidates = [*failing, *(c for c in candidates if c not in failing)]
         for chosen in _summary_causes(accumulator):
-            candidates, failing = _first(chosen, candidates), _first(chosen, failing)
+            candidates, failing = _lead(chosen, candidates, failing)
         status = Status.CAUSE_FOUND if failing else Status.UNKNOWN
     else:
         candidates, failing, status = _judge(candidates, lines, accumulator, summary, scanner,
@@ -384,30 +384,10 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
         if stalled:
             candidates = [*stalled, *candidates]
             failing = list(stalled)
-        elif unmatched := accumulator.unmatched_hcas:
-            # a rail the job asked for left unused: the run goes on, slower
-            failing = [nccl_rules.unmatched_hca_candidate(*unmatched)]
-            candidates = [*failing, *candidates]
-        elif slow := accumulator.slow_rail:
-            # one rail at a fraction of the others' rate: the run goes on, slower
-            failing = [nccl_rules.slow_rail_candidate(*slow)]
-            candidates = [*failing, *candidates]
-        elif slow_port := facts.ports.slow_port():
-            # the same seen by a fabric tool (ibstat): a port up at a fraction of the others'
-            failing = [slow_port]
-            candidates = [*failing, *candidates]
-        elif unused := accumulator.sockets_beside_rdma:
-            # the whole fabric left unused: the run goes on over TCP, far slower; a warning
-            # that the RDMA stack is missing pieces (a verbs provider) says why
-            missing = next((c for c in candidates
-                            if c.kind == "hint" and c.root_cause == "rdma_device_missing"), None)
-            failing = [replace(missing, kind="cause") if missing else
-                       nccl_rules.sockets_beside_rdma_candidate(*unused, accumulator.verbs_missing)]
-            candidates = [*failing, *(c for c in candidates if c is not missing)]
-        elif throttled := facts.gpus.throttled():
-            # a GPU held below its clocks (a power limit lowered, a slowdown): slower, not failed
-            failing = [throttled]
-            candidates = [*failing, *candidates]
+        elif found := _slowdown(accumulator, facts, candidates):
+            cause, promoted_hint = found
+            failing = [cause]
+            candidates = [cause, *(c for c in candidates if c is not promoted_hint)]
     if not failing and lines.failed:
         # A failure that only hints explain: the best hint is the answer, except a warning's
         # prediction ("this can cause ...") when the log raised an exception of its own, and a
@@ -424,22 +404,22 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
         failing = []  # e.g. a native crash no signature explains: the failure, its cause unknown
     elif failing and _died_silently(failing[0], lines):
         killed = silent_death.killed_candidate(failing[0].evidence)
-        candidates, failing = _first(killed, candidates), _first(killed, failing)
+        candidates, failing = _lead(killed, candidates, failing)
     elif failing and (too_high := startup_memory.asked_too_much(failing[0])):
-        candidates, failing = _first(too_high, candidates), _first(too_high, failing)
+        candidates, failing = _lead(too_high, candidates, failing)
     elif failing and (taken := startup_memory.held_by_another(failing[0])):
-        candidates, failing = _first(taken, candidates), _first(taken, failing)
+        candidates, failing = _lead(taken, candidates, failing)
     if short := world_size.short_of_model_parallel(failing, lines.top()):
-        candidates, failing = _first(short, candidates), _first(short, failing)
+        candidates, failing = _lead(short, candidates, failing)
     if failing and (blocked := firewall.blocked_peer(failing[0], facts.rendezvous)):
-        candidates, failing = _first(blocked, candidates), _first(blocked, failing)
+        candidates, failing = _lead(blocked, candidates, failing)
     if failing and (missing := visible_devices.named_missing(failing[0], facts.listed_devices)):
-        candidates, failing = _first(missing, candidates), _first(missing, failing)
+        candidates, failing = _lead(missing, candidates, failing)
     if failing and (slowed := gpu_state.slowed_behind_cooling(failing[0], facts.gpus)):
-        candidates, failing = _first(slowed, candidates), _first(slowed, failing)
+        candidates, failing = _lead(slowed, candidates, failing)
     if _fails_between_ranks(failing, lines.failed):
         for chosen in _summary_causes(accumulator):
-            candidates, failing = _first(chosen, candidates), _first(chosen, failing)
+            candidates, failing = _lead(chosen, candidates, failing)
     if stop_line and not _failed_before(stop_line, candidates, lines):
         return candidates, [], Status.NO_FAILURE  # only the teardown of a stopped server failed
     if recovery.trained_on(progress.steps, candidates, lines, lifecycle):
@@ -462,9 +442,35 @@ def _fell_back(hint: Candidate, summary: NcclSummary | None) -> bool:
             and summary is not None and summary.network == "Socket")
 
 
-def _first(chosen: Candidate, candidates: list[Candidate]) -> list[Candidate]:
-    """`chosen` at the top, speaking alone for its root cause."""
-    return [chosen, *(c for c in candidates if c.root_cause != chosen.root_cause)]
+def _slowdown(accumulator: nccl.NcclAccumulator, facts: node_facts.NodeFacts,
+              candidates: list[Candidate]) -> tuple[Candidate, Candidate | None] | None:
+    """Why a run nothing failed in went slower, and the hint that cause was promoted from, if
+    it was one; None when nothing slowed it."""
+    if unmatched := accumulator.unmatched_hcas:
+        return nccl_rules.unmatched_hca_candidate(*unmatched), None  # a rail left unused
+    if slow := accumulator.slow_rail:
+        return nccl_rules.slow_rail_candidate(*slow), None  # one rail at a fraction of the rest
+    if slow_port := facts.ports.slow_port():
+        return slow_port, None  # the same, seen by a fabric tool (ibstat)
+    if unused := accumulator.sockets_beside_rdma:
+        # the whole fabric left unused for TCP; a warning that the RDMA stack is missing
+        # pieces (a verbs provider) says why
+        missing = next((c for c in candidates
+                        if c.kind == "hint" and c.root_cause == "rdma_device_missing"), None)
+        if missing is not None:
+            return replace(missing, kind="cause"), missing
+        return nccl_rules.sockets_beside_rdma_candidate(*unused, accumulator.verbs_missing), None
+    if throttled := facts.gpus.throttled():
+        return throttled, None  # a GPU held below its clocks (a lowered power limit, a slowdown)
+    return None
+
+
+def _lead(chosen: Candidate, candidates: list[Candidate], failing: list[Candidate]
+          ) -> tuple[list[Candidate], list[Candidate]]:
+    """Both lists with `chosen` at the top, speaking alone for its root cause."""
+    def first(among: list[Candidate]) -> list[Candidate]:
+        return [chosen, *(c for c in among if c.root_cause != chosen.root_cause)]
+    return first(candidates), first(failing)
 
 
 def _failed_before(line: int, candidates: list[Candidate],
