@@ -417,6 +417,10 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
         candidates, failing = _lead(missing, candidates, failing)
     if failing and (slowed := gpu_state.slowed_behind_cooling(failing[0], facts.gpus)):
         candidates, failing = _lead(slowed, candidates, failing)
+    if failing and (early := stall.early_timeout_over_p2p(failing[0], summary,
+                                                          accumulator.first_timed_out)):
+        for chosen in reversed(early):
+            candidates, failing = _lead(chosen, candidates, failing)
     if _fails_between_ranks(failing, lines.failed):
         for chosen in _summary_causes(accumulator):
             candidates, failing = _lead(chosen, candidates, failing)
@@ -452,6 +456,8 @@ def _slowdown(accumulator: nccl.NcclAccumulator, facts: node_facts.NodeFacts,
         return nccl_rules.slow_rail_candidate(*slow), None  # one rail at a fraction of the rest
     if slow_port := facts.ports.slow_port():
         return slow_port, None  # the same, seen by a fabric tool (ibstat)
+    if no_peers := facts.p2p.unsupported():
+        return no_peers, None  # GPUs copying through host memory, seen by nvidia-smi topo -p2p
     if unused := accumulator.sockets_beside_rdma:
         # the whole fabric left unused for TCP; a warning that the RDMA stack is missing
         # pieces (a verbs provider) says why

@@ -468,6 +468,11 @@ class NcclAccumulator:
         return None
 
     @property
+    def first_timed_out(self) -> int:
+        """The lowest sequence number a watchdog timed out at (0: none timed out)."""
+        return min((sequence for _, sequence in self.timed_out), default=0)
+
+    @property
     def different_collectives(self) -> tuple[Evidence, Evidence] | None:
         """The watchdog lines of two ranks of one process group that timed out at the same
         sequence number in different operations (one in a reduce-scatter, another in an

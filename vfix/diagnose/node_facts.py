@@ -1,21 +1,23 @@
 """What a log tells about its nodes and its job's set-up beside its failures, gathered line by
 line for the rules weighed after the signatures: the rendezvous address the ranks were given
 (`firewall`), the longest CUDA_VISIBLE_DEVICES list (`visible_devices`), the GPUs' power
-limits and clocks event reasons (`gpu_state`) and the rates of the IB ports (`port_rates`)."""
+limits and clocks event reasons (`gpu_state`), the rates of the IB ports (`port_rates`) and the
+GPU pairs without peer-to-peer access (`p2p_status`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from vfix.diagnose import firewall, gpu_state, port_rates, visible_devices
+from vfix.diagnose import firewall, gpu_state, p2p_status, port_rates, visible_devices
 from vfix.diagnose.model import Evidence
 from vfix.diagnose.sources import line_source
 
 # Lines that may tell a fact; the scanner only hands over lines holding one of these. Those of
 # FOLDED_KEYWORDS match in any letter case.
 FOLDED_KEYWORDS = firewall.KEYWORDS
-KEYWORDS = (*visible_devices.KEYWORDS, *gpu_state.KEYWORDS, *port_rates.KEYWORDS)
+KEYWORDS = (*visible_devices.KEYWORDS, *gpu_state.KEYWORDS, *port_rates.KEYWORDS,
+            *p2p_status.KEYWORDS)
 
 
 class LineFacts(NamedTuple):
@@ -25,11 +27,12 @@ class LineFacts(NamedTuple):
     visible_devices: int
     gpu: gpu_state.Reading | None
     port: port_rates.Reading | None
+    p2p: tuple[str, str] | None
 
 
 def read(text: str) -> LineFacts | None:
     facts = LineFacts(firewall.rendezvous_address(text), visible_devices.listed(text),
-                      gpu_state.read(text), port_rates.read(text))
+                      gpu_state.read(text), port_rates.read(text), p2p_status.read(text))
     return facts if any(facts) else None
 
 
@@ -41,14 +44,17 @@ class NodeFacts:
     listed_devices: int = 0  # the devices of the longest CUDA_VISIBLE_DEVICES list (0: none)
     gpus: gpu_state.GpuState = field(default_factory=gpu_state.GpuState)
     ports: port_rates.PortRates = field(default_factory=port_rates.PortRates)
+    p2p: p2p_status.P2pStatus = field(default_factory=p2p_status.P2pStatus)
 
     def add(self, line: int, text: str, facts: LineFacts) -> None:
         if facts.rendezvous and len(self.rendezvous) < firewall.MAX_ADDRESSES:
             self.rendezvous.add(facts.rendezvous)
         self.listed_devices = max(self.listed_devices, facts.visible_devices)
-        if facts.gpu is not None or facts.port is not None:
+        if facts.gpu is not None or facts.port is not None or facts.p2p is not None:
             evidence = Evidence(line, text, line_source(text))
             if facts.gpu is not None:
                 self.gpus.add(evidence, facts.gpu)
             if facts.port is not None:
                 self.ports.add(evidence, facts.port)
+            if facts.p2p is not None:
+                self.p2p.add(evidence, facts.p2p)

@@ -14,13 +14,16 @@ reported first (engine.py). A communicator of one rank has no peer to wait for.
 
 from __future__ import annotations
 
-from vfix.diagnose.model import Candidate, FixStep, NcclSummary
+from vfix.diagnose.model import Candidate, Evidence, FixStep, NcclSummary
 
 # The log must end this close to its last NCCL line to count as stopping there (a progress bar
 # or an engine banner may follow the last NCCL line of a stalled run).
 TAIL_LINES = 5
 CONFIDENCE = 0.35
 ALTERNATIVE_CONFIDENCE = 0.3
+# A P2P path that does not work fails the first collectives over it (a DDP broadcast, the
+# first all-reduce); one that timed out later had been working.
+EARLY_COLLECTIVES = 10
 
 
 def during_bootstrap(summary: NcclSummary) -> bool:
@@ -57,14 +60,41 @@ def stall_candidates(summary: NcclSummary | None, destroyed: bool, total_lines: 
                  "COMPLETE: the others wait in communicator setup")
     else:
         where = "during bootstrap, before any rank reached Init COMPLETE"
+    return _p2p_blocked(f"The log stops {where}, with no error: NCCL is hanging.",
+                        summary.last_line, "nccl-stalled")
+
+
+def early_timeout_over_p2p(top: Candidate, summary: NcclSummary | None,
+                           first_timed_out: int) -> tuple[Candidate, Candidate] | None:
+    """P2P blocked, then ACS/IOMMU, when the watchdog timed out one of the first collectives
+    (`first_timed_out`: the lowest sequence number that timed out, 0: none) of ranks that all
+    got past Init COMPLETE and reach each other over P2P inside one node: every rank was set up
+    and nothing failed, so the first transfers between the GPUs never arrived. None otherwise
+    (a run that completed collectives over that path for a while, a network between nodes, no
+    P2P)."""
+    if (top.signature != "nccl-watchdog-timeout" or summary is None
+            or not 0 < first_timed_out <= EARLY_COLLECTIVES):
+        return None
+    transports = summary.transports
+    if (not any(t.startswith("P2P") for t in transports)
+            or any(t.startswith("NET") for t in transports)):
+        return None
+    if not summary.ranks_started or summary.ranks_completed < summary.ranks_started:
+        return None
+    return _p2p_blocked(f"The watchdog timed out collective {first_timed_out}, one of the "
+                        "first, between ranks that all finished NCCL's setup and reach each "
+                        "other over P2P inside one node, with no error before it.", top.evidence[0],
+                        "nccl-p2p-early-timeout")
+
+
+def _p2p_blocked(what: str, evidence: Evidence, signature: str) -> tuple[Candidate, Candidate]:
     p2p = Candidate(
         layer="communication",
         root_cause="p2p_unsupported_or_blocked",
         confidence=CONFIDENCE,
-        evidence=(summary.last_line,),
-        explanation=(f"The log stops {where}, with no error: NCCL is hanging. On PCIe machines "
-                     "this is usually GPU peer-to-peer blocked by PCIe ACS or the IOMMU "
-                     "(iommu_acs_blocks_p2p)."),
+        evidence=(evidence,),
+        explanation=(f"{what} On PCIe machines this is usually GPU peer-to-peer blocked by "
+                     "PCIe ACS or the IOMMU (iommu_acs_blocks_p2p)."),
         fix=(
             FixStep("Rerun with NCCL_P2P_DISABLE=1: if it then completes, P2P is blocked.",
                     "nccl_env"),
@@ -75,7 +105,7 @@ def stall_candidates(summary: NcclSummary | None, destroyed: bool, total_lines: 
             "lspci -vvv | grep -i acsctl (SrcValid+ means ACS is on); cat /proc/cmdline",
             "nvidia-smi topo -p2p r; vfix validate nccl",
         ),
-        signature="nccl-stalled",
+        signature=signature,
         kind="cause",
         matches=1,
     )
@@ -83,13 +113,13 @@ def stall_candidates(summary: NcclSummary | None, destroyed: bool, total_lines: 
         layer="communication",
         root_cause="iommu_acs_blocks_p2p",
         confidence=ALTERNATIVE_CONFIDENCE,
-        evidence=(summary.last_line,),
+        evidence=(evidence,),
         explanation=("PCIe ACS redirecting peer-to-peer traffic through the root complex, or an "
                      "IOMMU in translation mode, makes P2P transfers hang without an error."),
         fix=(FixStep("Disable ACS on the PCIe switches (BIOS or setpci) and boot with iommu=pt.",
                      "iommu_grub"),),
         check_next=("lspci -vvv | grep -i acsctl; dmesg | grep -iE 'iommu|dmar|AMD-Vi'",),
-        signature="nccl-stalled",
+        signature=signature,
         kind="cause",
         matches=1,
     )

@@ -197,6 +197,10 @@ def _level(names: str, initials: str) -> str:
     glog/c10 (bracketed or not, as torch elastic writes it; c10's month unpadded) or Python
     logging."""
     return (rf"\b(?:{names}) (?:\d\d-\d\d \d\d:\d\d:\d\d|\[[\w./-]+\.py:\d+\])"
+            # NeMo's: "[NeMo W 2026-12-09 02:03:12 nemo_logging:405] ..."; not a Python warning
+            # it relays ("... nemo_logging:405] .../torch/cuda/__init__.py:1038: UserWarning:
+            # CUDA initialization: ..."), which may be the failure (_PYTHON_WARNING)
+            rf"|\[NeMo [{initials}] \d{{4}}-(?!.*\.py:\d+: \w*Warning: )"
             rf"|(?:^{_HOST_PREFIX}|\]:)\[?[{initials}]\d{{3,4}} \d\d:\d\d:\d\d"
             rf"|^{_HOST_PREFIX}(?:{names}):[\w.]+:|\[(?:{names})\] "
             # the level as a field after the time: Python's "%(asctime)s - %(name)s -
@@ -213,7 +217,7 @@ class _Level:
     def __init__(self, names: str, initials: str, extra: str = "",
                  markers: tuple[str, ...] = ()) -> None:
         """`markers`: substrings of `extra` alternatives that hold none of the names."""
-        self._names = names.split("|") + list(markers)
+        self._names = names.split("|") + list(markers) + ["[NeMo "]
         self._glog_start = re.compile(rf"{_HOST_PREFIX}\[?[{initials}]\d{{3,4}} ")
         self._regex = re.compile(_level(names, initials) + extra)
 
@@ -302,15 +306,24 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           # allocator for NVLINK: No module named ... Falling back to ...")
                           r"|Ignore import error when loading "
                           r"|Failed to import .{1,200}\. Falling back to "
-                          # huggingface_hub without hf_xet: "... the 'hf_xet' package is not
-                          # installed. Falling back to regular HTTP download."
-                          r"|\bpackage is not installed\. Falling back to "
+                          # an optional package it replaces: huggingface_hub without hf_xet
+                          # ("... the 'hf_xet' package is not installed. Falling back to regular
+                          # HTTP download."), Megatron without Apex ("Apex is not installed.
+                          # Falling back to Torch Norm"); not the GPU itself ("a CUDA-enabled
+                          # jaxlib is not installed. Falling back to cpu.")
+                          r"|\bis not installed\. Falling back to (?!(?i:cpu)\b)"
                           # aws-ofi-nccl keeping the socket buffer it was given
                           r"|\bUnable to increase max receive buffer size; using current value"
                           # SGLang refusing one request (a 400 to its client): the server goes on
                           r"|\bis longer than the model's context length \(\d+ tokens\)"
                           # Open MPI skipping an optional component it cannot load (hcoll, ucc)
                           r"|mca_base_component_repository_open: unable to open "
+                          # a Lustre client trying a target's failover partner that does not
+                          # serve it now ("LustreError: 11-0: fs-OST0012-osc-...: operation
+                          # ost_connect to node 10.44.8.14@o2ib failed: rc = -19"): it goes on
+                          # to the partner that does
+                          r"|LustreError: 11-0: .* operation \w+_connect to node \S+ failed: "
+                          r"rc = -19\b"
                           # slurmstepd falling back to /tmp for a TMPDIR it could not create
                           r"|Unable to create TMPDIR \[|Setting TMPDIR to /tmp"
                           # NCCL and its plugins ignoring a setting they cannot parse ("Invalid
@@ -341,8 +354,10 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           # known only when the tries run out
                           r"|\bretry(?:ing)?[ _]in[ =]\d+(?:\.\d+)? ?(?:s|ms|sec|secs|seconds)\b"
                           # and Gloo's connect that will be tried again ("ERROR failed to
-                          # connect, willRetry=1, retry=1, retryLimit=3"; the last says 0)
-                          r"|\bwillRetry=1\b"
+                          # connect, willRetry=1, retry=1, retryLimit=3"; the last says 0), and
+                          # torch's TCPStore client's ("TCP client failed to connect/validate to
+                          # host h:29500 - retrying (try=0, timeout=1800000ms, delay=1441ms)")
+                          r"|\bwillRetry=1\b|\bfailed to connect/validate to host \S+ - retrying "
                           # kubelet taking a pod out of its Service while it starts: a pod that
                           # never gets ready shows why elsewhere (its own errors, restarts)
                           r"|Readiness probe failed: "

@@ -1,0 +1,50 @@
+"""GPU pairs without peer-to-peer access, read from nvidia-smi topo -p2p: the run copies through
+host memory and is slower, not failed. The NVLink, atomics and prop matrices read NS on every
+PCIe machine, and GeForce cards have no P2P by design."""
+
+from __future__ import annotations
+
+from vfix.diagnose import diagnose_text
+
+LEGEND = ("\nLegend:\n\n  X    = Self\n  OK   = Status Ok\n  CNS  = Chipset not supported\n"
+          "  GNS  = GPU not supported\n  TNS  = Topology not supported\n  NS   = Not supported\n"
+          "  U    = Unknown\n")
+
+
+def matrix(capability: str, status: str, gpus: int = 4) -> str:
+    """The matrix nvidia-smi topo -p2p prints, every pair reading `status`."""
+    header = " \t" + "".join(f"GPU{n}\t" for n in range(gpus)) + "\n"
+    rows = "".join(f" GPU{row}\t" + "".join("X\t" if row == column else f"{status}\t"
+                                            for column in range(gpus)) + "\n"
+                   for row in range(gpus))
+    return f"$ nvidia-smi topo -p2p {capability}\n{header}{rows}{LEGEND}"
+
+
+def test_a_vm_without_p2p_between_its_gpus() -> None:
+    result = diagnose_text(matrix("r", "CNS"))
+    assert result.root_cause == "p2p_unsupported_or_blocked"
+    assert result.candidates[0].signature == "p2p-matrix-blocked"
+    assert "(CNS)" in result.candidates[0].explanation
+    assert diagnose_text(matrix("w", "NS", gpus=2)).root_cause == "p2p_unsupported_or_blocked"
+
+
+def test_a_matrix_pasted_without_its_command_counts() -> None:
+    log = matrix("r", "TNS").split("\n", 1)[1]
+    assert diagnose_text(log).root_cause == "p2p_unsupported_or_blocked"
+
+
+def test_every_pair_ok_is_healthy() -> None:
+    assert diagnose_text(matrix("r", "OK")).root_cause == "none"
+
+
+def test_no_nvlink_or_atomics_on_pcie_is_not_a_fault() -> None:
+    assert diagnose_text(matrix("n", "NS")).root_cause == "none"
+    assert diagnose_text(matrix("a", "NS")).root_cause == "none"
+    # the read matrix after them still counts
+    log = matrix("n", "NS") + matrix("r", "CNS")
+    assert diagnose_text(log).root_cause == "p2p_unsupported_or_blocked"
+
+
+def test_geforce_cards_have_no_p2p_by_design() -> None:
+    log = "GPU 0: NVIDIA GeForce RTX 4090 (UUID: GPU-5b1c0e2a)\n" + matrix("r", "CNS", gpus=2)
+    assert diagnose_text(log).root_cause == "none"
