@@ -141,3 +141,31 @@ def test_training_steps_at_the_end_are_a_run_that_went_on_whatever_last_names_nc
     ended = "step 100 | loss 2.77\nstep 5000 | loss 1.61\n# all ranks finished; NCCL was fine\n"
     assert diagnose_text(BOOTSTRAP + READY + ended).status is Status.NO_FAILURE
     assert diagnose_text(BOOTSTRAP + READY + "# NCCL was fine\n").status is Status.CAUSE_FOUND
+
+
+def watchdog(sequence: int) -> str:
+    return "".join(
+        f"[rank{rank}]:[E1210 16:30:07.918443125 ProcessGroupNCCL.cpp:685] [Rank {rank}] Watchdog "
+        f"caught collective operation timeout: WorkNCCL(SeqNum={sequence}, OpType=ALLREDUCE, "
+        "NumelIn=7852545, NumelOut=7852545, Timeout(ms)=600000) ran for 600007 milliseconds "
+        "before timing out.\n" for rank in (0, 1))
+
+
+def test_a_watchdog_timeout_in_the_first_collectives_over_p2p_is_p2p_blocked() -> None:
+    diagnosis = diagnose_text(BOOTSTRAP + READY + watchdog(2))
+    assert diagnosis.root_cause == "p2p_unsupported_or_blocked"
+    top = diagnosis.candidates[0]
+    assert top.signature == "nccl-p2p-early-timeout"
+    assert "collective 2" in top.explanation
+    assert diagnosis.candidates[1].root_cause == "iommu_acs_blocks_p2p"
+
+
+def test_a_watchdog_timeout_after_many_collectives_is_not_p2p() -> None:
+    # the path carried 1287 collectives before: it works
+    assert diagnose_text(BOOTSTRAP + READY + watchdog(1288)).root_cause == "nccl_timeout_rank_died"
+
+
+def test_a_watchdog_timeout_over_the_network_is_not_p2p() -> None:
+    over_ib = READY.replace("via P2P/IPC", "[send] via NET/IB/0")
+    assert diagnose_text(BOOTSTRAP + over_ib + watchdog(2)).root_cause != (
+        "p2p_unsupported_or_blocked")
