@@ -316,6 +316,10 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|\bUnable to increase max receive buffer size; using current value"
                           # SGLang refusing one request (a 400 to its client): the server goes on
                           r"|\bis longer than the model's context length \(\d+ tokens\)"
+                          # and vLLM's OpenAI server (its serving_chat/serving_completion log the
+                          # error they answer with): "The decoder prompt (length 41377) is longer
+                          # than the maximum model length of 32768."
+                          r"|serving_\w+\.py:\d+\] .*is longer than the maximum model length"
                           # Open MPI skipping an optional component it cannot load (hcoll, ucc)
                           r"|mca_base_component_repository_open: unable to open "
                           # a Lustre client trying a target's failover partner that does not
