@@ -36,6 +36,7 @@ KEYWORDS = ("received signal=SIGTERM", "received signal=SIGINT", "KeyboardInterr
             "Error waiting on exit barrier", "worker group successfully finished",
             ") started successfully", "port active", "Port recovery succeeded",
             "Port recovery context done", "Port recovery failed", "as permanently failed",
+            "has been recovered for resiliency context",
             "Started container", "' succeeded", "exits successfully",
             "vLLM API server version", "non-default args: {", "server_args=ServerArgs(",
             "Starting elastic_operator with launch configs")
@@ -43,7 +44,8 @@ KEYWORDS = ("received signal=SIGTERM", "received signal=SIGINT", "KeyboardInterr
 # up raises KeyboardInterrupt instead); uvicorn (vLLM's API server): "INFO:     Application
 # startup complete."
 # NCCL 2.29+'s own recovery of a failed IB device finishing (also a port back to recovery.py)
-PORT_RECOVERED = r"\bPort recovery (?:succeeded for devIndex|context done for device)\b"
+PORT_RECOVERED = (r"\bPort recovery (?:succeeded for devIndex|context done for device)\b"
+                  r"|\bDevice \d+ has been recovered for resiliency context\b")
 _EVENTS = (
     # vLLM 0.26's serve command also logs the signal by number ("Received 2 signal."), and
     # torchrun's agent names it: "Received 2 death signal" (older: "Received Signals.SIGINT
@@ -80,7 +82,8 @@ _EVENTS = (
     # NCCL's IB transport: "NET/IB : mlx5_6:1 Got non-fatal async event: port active(9)",
     # older "NET/IB : mlx5_3:1 Got async event : port active"
     # and NCCL 2.29+'s own recovery of a failed device: "Port recovery succeeded for devIndex=1",
-    # "Port recovery context done for device 1" (its protocol finished, the device is back)
+    # "Port recovery context done for device 1", "Device 0 has been recovered for resiliency
+    # context" (its protocol finished, the device is back)
     (re.compile(r"\bGot (?:non-fatal )?async (?:error )?event ?: port active\b|" + PORT_RECOVERED),
      Event.PORT_ACTIVE),
     # and its recovery giving up: "Port recovery failed for send comm=0x7f55d8044f20

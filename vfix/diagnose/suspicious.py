@@ -322,12 +322,11 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|serving_\w+\.py:\d+\] .*is longer than the maximum model length"
                           # Open MPI skipping an optional component it cannot load (hcoll, ucc)
                           r"|mca_base_component_repository_open: unable to open "
-                          # a Lustre client trying a target's failover partner that does not
-                          # serve it now ("LustreError: 11-0: fs-OST0012-osc-...: operation
-                          # ost_connect to node 10.44.8.14@o2ib failed: rc = -19"): it goes on
-                          # to the partner that does
-                          r"|LustreError: 11-0: .* operation \w+_connect to node \S+ failed: "
-                          r"rc = -19\b"
+                          # a Lustre client's request to a server that failed over or restarts
+                          # ("LustreError: 11-0: fs-OST0012-osc-...: operation ost_write to node
+                          # 10.40.0.31@o2ib failed: rc = -107"): it reconnects and resends; what
+                          # it gives up on reaches the job as an I/O error, or an eviction
+                          r"|LustreError: 11-0: .* operation \w+ to node \S+ failed: rc = -\d+"
                           # slurmstepd falling back to /tmp for a TMPDIR it could not create
                           r"|Unable to create TMPDIR \[|Setting TMPDIR to /tmp"
                           # NCCL and its plugins ignoring a setting they cannot parse ("Invalid
