@@ -48,3 +48,26 @@ def test_no_nvlink_or_atomics_on_pcie_is_not_a_fault() -> None:
 def test_geforce_cards_have_no_p2p_by_design() -> None:
     log = "GPU 0: NVIDIA GeForce RTX 4090 (UUID: GPU-5b1c0e2a)\n" + matrix("r", "CNS", gpus=2)
     assert diagnose_text(log).root_cause == "none"
+
+
+TOPO_NVLINK = ("        GPU0    GPU1    GPU2    GPU3\n"
+               "GPU0     X      NV18    NV18    NV18\n"
+               "GPU1    NV18     X      NV18    NV18\n")
+TOPO_PCIE = ("        GPU0    GPU1\n"
+             "GPU0     X      PHB\n"
+             "GPU1    PHB      X\n")
+P2P_OFF = "host:1:1 [0] NCCL INFO NCCL_P2P_DISABLE set by environment to 1\n"
+STEPS = "iter: 19  total_loss: 58.21  time: 1.9441\niter: 39  total_loss: 51.77  time: 1.9388\n"
+
+
+def test_p2p_turned_off_on_nvlink_gpus_slows_the_run() -> None:
+    result = diagnose_text(P2P_OFF + STEPS + TOPO_NVLINK)
+    assert result.root_cause == "p2p_unsupported_or_blocked"
+    assert result.candidates[0].signature == "p2p-disabled-over-nvlink"
+    assert result.candidates[0].evidence[0].line == 1
+
+
+def test_p2p_turned_off_on_pcie_gpus_is_a_workaround_not_a_fault() -> None:
+    assert diagnose_text(P2P_OFF + STEPS + TOPO_PCIE).root_cause == "none"
+    assert diagnose_text(P2P_OFF.replace("to 1", "to 0") + STEPS + TOPO_NVLINK).root_cause == (
+        "none")

@@ -458,6 +458,8 @@ def _slowdown(accumulator: nccl.NcclAccumulator, facts: node_facts.NodeFacts,
         return slow_port, None  # the same, seen by a fabric tool (ibstat)
     if no_peers := facts.p2p.unsupported():
         return no_peers, None  # GPUs copying through host memory, seen by nvidia-smi topo -p2p
+    if turned_off := facts.p2p.disabled_over_nvlink():
+        return turned_off, None  # the same by a setting, on GPUs joined by NVLink
     if unused := accumulator.sockets_beside_rdma:
         # the whole fabric left unused for TCP; a warning that the RDMA stack is missing
         # pieces (a verbs provider) says why
