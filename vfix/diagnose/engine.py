@@ -245,10 +245,13 @@ def _rank(signatures: Sequence[Signature], matched: dict[int, Matched],
         ))
     candidates = _after_an_earlier_cause(signatures, candidates)
     candidates = _transient_beside_a_cause(signatures, candidates)
-    # ties go to the signature written first (not to the order its keywords were found in)
+    # ties go to an error over a Python warning (which may only suggest: "flash-attn v3 may
+    # provide important feature support"), then to the earlier line, then to the signature
+    # written first (not to the order its keywords were found in)
     written = {signature.id: number for number, signature in enumerate(signatures)}
-    candidates.sort(key=lambda c: (_KIND_ORDER[c.kind], -c.confidence, c.evidence[0].line,
-                                   written[c.signature]))
+    candidates.sort(key=lambda c: (_KIND_ORDER[c.kind], -c.confidence,
+                                   all(suspicious.is_python_warning(e.text) for e in c.evidence),
+                                   c.evidence[0].line, written[c.signature]))
     candidates = _ended_before_the_timeouts(signatures, candidates)
     # One candidate per root cause: the best-ranked signature speaks for it, citing the lines
     # of the others after its own (a failure they cite is explained, not unknown).

@@ -70,8 +70,9 @@ _OUT_OF_MEMORY = frozenset({"gpu_oom", "gpu_oom_weights", "stale_gpu_process",
 
 
 def held_by_another(failure: Candidate) -> Candidate | None:
-    """Another process as the cause when `failure` quotes torch's out-of-memory message with
-    another process holding a quarter of the GPU or more. torch lists every process on the GPU,
+    """Other processes as the cause when `failure` quotes torch's out-of-memory message with
+    other processes holding a quarter of the GPU or more between them (one large leftover, or
+    several jobs sharing the GPU). torch lists every process on the GPU,
     this one too (in a container under a PID of the host's): the one whose share matches this
     process's is left out."""
     if failure.root_cause not in _OUT_OF_MEMORY:
@@ -90,16 +91,20 @@ def held_by_another(failure: Candidate) -> Candidate | None:
         held_by = [(pid, size) for pid, size in held_by if not _is_own(size, own, whole)]
         if not held_by:
             return None
-        pid, held = max(held_by, key=lambda item: item[1])
+        held = sum(size for _, size in held_by)
         if held < TAKEN_SHARE * total:
             return None
+        largest = sorted(held_by, key=lambda item: -item[1])[:3]
+        who = (f"Process {largest[0][0]} holds" if len(held_by) == 1 else
+               f"Processes {', '.join(pid for pid, _ in largest)}"
+               f"{' and others' if len(held_by) > 3 else ''} hold")
         return Candidate.rule_cause(
             "gpu-memory-held-by-another", "resources", "stale_gpu_process", failure.confidence,
             (evidence,),
-            explanation=(f"Process {pid} holds {held:.4g} of the GPU's {total:.4g} GiB and "
-                         f"this one {own:.4g} GiB: the memory this job needed was taken by "
-                         "another process (a leftover worker or notebook kernel, another job "
-                         "on the same GPU)."),
+            explanation=(f"{who} {held:.4g} of the GPU's {total:.4g} GiB and this one "
+                         f"{own:.4g} GiB: the memory this job needed was taken by other "
+                         "processes (a leftover worker or notebook kernel, another job on the "
+                         "same GPU)."),
             fix=("Stop that process if it is a leftover (vfix's gpu_processes role lists it, "
                  "and stops it only when told to), or run on a GPU it does not use."),
             role="gpu_processes",

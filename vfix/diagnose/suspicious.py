@@ -316,10 +316,6 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|\bUnable to increase max receive buffer size; using current value"
                           # SGLang refusing one request (a 400 to its client): the server goes on
                           r"|\bis longer than the model's context length \(\d+ tokens\)"
-                          # and vLLM's OpenAI server (its serving_chat/serving_completion log the
-                          # error they answer with): "The decoder prompt (length 41377) is longer
-                          # than the maximum model length of 32768."
-                          r"|serving_\w+\.py:\d+\] .*is longer than the maximum model length"
                           # Open MPI skipping an optional component it cannot load (hcoll, ucc)
                           r"|mca_base_component_repository_open: unable to open "
                           # a Lustre client's request to a server that failed over or restarts
@@ -392,6 +388,13 @@ _SHOW = 8
 
 def is_warning_level(text: str) -> bool:
     return _WARNING_LEVEL.matches(text)
+
+
+def is_python_warning(text: str) -> bool:
+    """Whether the line is a warning Python's warnings module printed (`_PYTHON_WARNING`),
+    other than torch's report that CUDA failed to initialise ("UserWarning: CUDA
+    initialization: ..."), which is an error in a warning's clothes."""
+    return _PYTHON_WARNING.search(text) is not None and "CUDA initialization:" not in text
 
 
 def went_on(text: str) -> bool:
