@@ -251,10 +251,11 @@ def test_progress_of_different_process_groups_is_not_compared() -> None:
     assert diagnose_text(log).root_cause == "nccl_timeout_rank_died"
 
 
-def _watchdog(rank: int, sequence: int, operation: str, group: str = "0") -> str:
+def _watchdog(rank: int, sequence: int, operation: str, group: str = "0",
+              size: int = 88080384) -> str:
     return (f"[rank{rank}]:[E730 02:22:05.1 ProcessGroupNCCL.cpp:702] [PG ID {group} PG GUID "
             f"{group}(default_pg) Rank {rank}] Watchdog caught collective operation timeout: "
-            f"WorkNCCL(SeqNum={sequence}, OpType={operation}, NumelIn=88080384, "
+            f"WorkNCCL(SeqNum={sequence}, OpType={operation}, NumelIn={size}, "
             f"NumelOut=5505024, Timeout(ms)=600000) ran for 600012 milliseconds before timing "
             f"out.\n")
 
@@ -264,6 +265,19 @@ def test_ranks_timed_out_in_different_operations_at_one_step_ran_different_colle
     result = diagnose_text(log)
     assert result.root_cause == "collective_mismatch"
     assert [e.line for e in result.candidates[0].evidence] == [1, 2]
+
+
+def test_ranks_timed_out_in_one_operation_of_different_sizes_ran_different_collectives() -> None:
+    # an uneven last batch: rank 3 gathers fewer elements than the others
+    log = (_watchdog(0, 11347, "_ALLGATHER_BASE", size=262144)
+           + _watchdog(3, 11347, "_ALLGATHER_BASE", size=217088))
+    assert diagnose_text(log).root_cause == "collective_mismatch"
+
+
+def test_all_to_all_inputs_may_differ_in_size() -> None:
+    log = (_watchdog(0, 40, "ALLTOALL_BASE", size=262144)
+           + _watchdog(3, 40, "ALLTOALL_BASE", size=217088))
+    assert diagnose_text(log).root_cause == "nccl_timeout_rank_died"
 
 
 @pytest.mark.parametrize("other", [

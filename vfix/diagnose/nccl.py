@@ -87,7 +87,11 @@ _PROGRESS_RANK = re.compile(r"(?:PG GUID (\S+?)(?:\(\w*\))? )?Rank (\d+)\]")
 # Rank 8] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1288,
 # OpType=_REDUCE_SCATTER_BASE, NumelIn=88080384, ..."
 _TIMED_OUT = re.compile(r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), "
-                        r"OpType=(\w+)")
+                        r"OpType=(\w+)(?:, NumelIn=(\d+))?")
+# Operations whose input has the same size on every rank (an all-reduce, an all-gather's shard):
+# not all-to-all's uneven splits, a gather's or scatter's root, or a send and its receive.
+_SIZE_VARIES = frozenset(("SEND", "RECV", "ALLTOALL", "ALLTOALL_BASE", "GATHER", "SCATTER",
+                          "_ALLGATHER_BASE_COALESCED"))
 # the halves of one point-to-point transfer, as the watchdog names them
 _P2P_HALF = {"SEND": "P2P", "RECV": "P2P"}
 
@@ -138,7 +142,10 @@ def parse(text: str) -> Event | None:
     if (found := _PROGRESS.search(text)) and (rank := _PROGRESS_RANK.search(text)):
         return "progress", (rank.group(1) or "", int(rank.group(2)), int(found.group(1)))
     if (found := _TIMED_OUT.search(text)) and (rank := _PROGRESS_RANK.search(text)):
-        return "timed_out", (rank.group(1) or "", int(found.group(1)), found.group(2))
+        operation, size = found.group(2), found.group(3)
+        if size is not None and operation not in _SIZE_VARIES:
+            operation = f"{operation} of {size} elements"
+        return "timed_out", (rank.group(1) or "", int(found.group(1)), operation)
     if _CONNECT_RETRY.search(text):
         return "retry", None
     if found := _CHANNEL.search(text):
@@ -476,8 +483,9 @@ class NcclAccumulator:
     def different_collectives(self) -> tuple[Evidence, Evidence] | None:
         """The watchdog lines of two ranks of one process group that timed out at the same
         sequence number in different operations (one in a reduce-scatter, another in an
-        all-gather): the ranks' programs issued different collectives. A send and a receive
-        are the two halves of one point-to-point transfer (pipeline stages), not a mismatch."""
+        all-gather) or in one of different sizes (an uneven last batch): the ranks' programs
+        issued different collectives. A send and a receive are the two halves of one
+        point-to-point transfer (pipeline stages), not a mismatch."""
         for operations in self.timed_out.values():
             kinds = {_P2P_HALF.get(operation, operation) for operation in operations}
             if len(kinds) > 1:

@@ -225,10 +225,11 @@ def different_collectives_candidate(first: Evidence, second: Evidence) -> Candid
     return _mismatch_candidate(
         "nccl-ranks-ran-different-collectives", (first, second),
         "Two ranks of one process group timed out at the same collective sequence number in "
-        "different operations: their programs issued different collectives there (a branch "
-        "some ranks take, graphs compiled differently on each rank), so each waits for a "
-        "partner that never comes.",
-        "Make every rank issue the same collectives in the same order (the same model config, "
-        "the same compiled graph, no rank-dependent branch around a collective).",
+        "different operations, or in one of different sizes: their programs issued different "
+        "collectives there (a branch some ranks take, graphs compiled differently on each "
+        "rank, an uneven last batch), so each waits for a partner that never comes.",
+        "Make every rank issue the same collectives in the same order and sizes (the same model "
+        "config, the same compiled graph, no rank-dependent branch around a collective, "
+        "drop_last or padding for the last batch).",
         "each rank's watchdog line: SeqNum, OpType and NumelIn where they part; the flight "
         "recorder dump")
