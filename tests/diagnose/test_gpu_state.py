@@ -153,3 +153,11 @@ def test_gpus_slowed_behind_failed_fans_are_the_answer() -> None:
             "0, 1095 MHz, 0x0000000000000040\n")
     assert diagnose_text(SLOW_STEPS + gpus + fans).root_cause == "gpu_throttled"
     assert diagnose_text(SLOW_STEPS + fans).root_cause == "host_hardware_fault"
+
+
+def test_dcgm_job_statistics_with_a_share_of_the_job_slowed_for_heat() -> None:
+    stats = ("+-----  Slowdown Stats  -------------+-----------------------------------------+\n"
+             "| Due to - Power (%)                 | 0.9                                     |\n"
+             "|        - Thermal (%)               | {share}                                   |\n")
+    assert diagnose_text(stats.format(share="61.37")).root_cause == "gpu_throttled"
+    assert diagnose_text(stats.format(share="0")).root_cause == "none"

@@ -12,7 +12,8 @@ every collective. The signatures read the lines that say so alone (nvidia-smi -q
   reasons) reading "Active", or the bit mask of clocks_event_reasons.active and of DCGM's
   DCGM_FI_DEV_CLOCKS_EVENT_REASONS (DCGM_FI_DEV_CLOCK_THROTTLE_REASONS before DCGM 3.3);
 - DCGM's DCGM_FI_DEV_THERMAL_VIOLATION above 0: the time the GPU was slowed for heat (a GPU
-  that cools as it should never is; its power violation counts a busy GPU at its power cap).
+  that cools as it should never is; its power violation counts a busy GPU at its power cap), and
+  the same as a share of a job in `dcgmi stats -v`'s slowdown rows ("- Thermal (%) | 61.37").
 The power cap reached at the default limit ("SW Power Cap : Active" under load) is how a busy
 GPU runs, and is not reported.
 
@@ -32,8 +33,9 @@ from vfix.diagnose.model import Candidate, Evidence
 KEYWORDS = ("Power Limit", "Power limit for GPU", "--query-gpu=", "power.limit",
             "power.default_limit", "clocks_event_reasons.", "clocks_throttle_reasons.", " W, ",
             " MHz, ", ", Active", ", Not Active", "CLOCKS_EVENT_REASONS{",
-            "CLOCK_THROTTLE_REASONS{", "DCGM_FI_DEV_THERMAL_VIOLATION{")
+            "CLOCK_THROTTLE_REASONS{", "DCGM_FI_DEV_THERMAL_VIOLATION{", "- Thermal (%)")
 LOWERED = 0.85  # a limit at this share of the default or below was lowered, not rounded
+THERMAL_SHARE = 5.0  # percent of a job's time slowed for heat: a GPU that cools as it should is 0
 PAIRED_WITHIN = 8  # lines between nvidia-smi -q's limit and its default, one GPU's block
 # NVML's clocks event reasons that slow a GPU down for heat or power trouble (not the power
 # cap, which a busy GPU reaches at its default limit, nor idling or application clocks)
@@ -52,13 +54,17 @@ _HEADER_NAME = re.compile(r"^[a-z_]+(?:\.[a-z_]+)*(?: \[[^]]*\])?$")
 _DCGM = re.compile(r"DCGM_FI_DEV_(?P<metric>CLOCKS?_(?:EVENT|THROTTLE)_REASONS|THERMAL_VIOLATION)"
                    r"\{(?P<labels>[^}]*)\}\s*(?:=>\s*)?(?P<value>\d+)\b")
 _DCGM_GPU = re.compile(r"\bgpu=\"(?P<gpu>\d+)\"")
+# dcgmi stats -v: "|        - Thermal (%)               | 61.37    |" (a share of the job's time)
+_THERMAL_SHARE = re.compile(r"^\|\s*(?:Due to )?- Thermal \(%\)\s*\|"
+                            r"\s*(?P<share>\d+(?:\.\d+)?)\s*\|")
 _WATTS = re.compile(r"^(?P<watts>\d+(?:\.\d+)?) W$")
 
 
 class Reading(NamedTuple):
     """What one line says: a power limit ("limit", "default": watts), a limit set ("set": new,
     old), CSV columns ("columns": names) or a row ("row": cells), a reasons mask ("mask": mask,
-    GPU) or DCGM's thermal violation time ("thermal": microseconds, GPU)."""
+    GPU), DCGM's thermal violation time ("thermal": microseconds, GPU) or a job's share of time
+    slowed for heat ("thermal_share": percent)."""
 
     kind: str
     value: tuple[str | float, ...]
@@ -76,6 +82,8 @@ def read(text: str) -> Reading | None:
         gpu = _DCGM_GPU.search(found["labels"])
         kind = "thermal" if found["metric"] == "THERMAL_VIOLATION" else "mask"
         return Reading(kind, (float(found["value"]), gpu["gpu"] if gpu else "?"))
+    if found := _THERMAL_SHARE.match(text):
+        return Reading("thermal_share", (float(found["share"]),))
     if found := _QUERY_GPU.search(text):
         return Reading("columns", tuple(found["names"].strip(",").split(",")))
     cells = [cell.strip() for cell in text.split(",")]
@@ -117,6 +125,9 @@ class GpuState:
             seconds = float(value[0]) / 1e6
             self._note((evidence,), f"GPU {value[1]} slowed for heat for {seconds:.0f} s "
                                     "(DCGM's thermal violation time)")
+        elif kind == "thermal_share" and float(value[0]) >= THERMAL_SHARE:
+            self._note((evidence,), f"a GPU was slowed for heat {float(value[0]):g}% of the job "
+                                    "(DCGM's job statistics)")
         elif kind == "limit":
             self._limit = (evidence, float(value[0]))
             self._pair()

@@ -274,9 +274,12 @@ _WARNING_LEVEL = _Level("WARNING", "W", _trtllm_level("W"), markers=(_TRTLLM,))
 # these too ("Exception raised from ... (most recent call first):" under a [W] line).
 _BACKTRACE_FRAME = re.compile(r"(?:\[rank\d+\]:)?\s*frame #\d+: ")
 
-# pydantic's "ValidationError: 1 validation error for VllmConfig" only announces the error: its
-# message is on the next line ("  Value error, ..."), which is the exception to show.
-_PYDANTIC_HEADER = re.compile(r"ValidationError: \d+ validation errors? for ")
+# Exception lines that only announce the error: pydantic's "ValidationError: 1 validation error
+# for VllmConfig" (its message is on the next line, "  Value error, ..."), and PaddlePaddle's
+# "OSError: In user code:" (the op's stack and its error follow). What follows is the exception
+# to show.
+_ANNOUNCING_HEADER = re.compile(r"ValidationError: \d+ validation errors? for "
+                                r"|^\s*\w*Error: In user code:\s*$")
 
 # Errors their writer says the run goes on without: glibc's loader skipping an LD_PRELOAD entry
 # ("ERROR: ld.so: object 'x' from LD_PRELOAD cannot be preloaded (...): ignored."), a Ray worker
@@ -448,7 +451,7 @@ def _judge(line: int, text: str, score: int) -> tuple[int, int, str] | None:
             return None
     elif "=" in text and not _fails_outside_assigned_names(text):
         return None
-    if _PYDANTIC_HEADER.search(text):
+    if _ANNOUNCING_HEADER.search(text):
         score = min(score, 2)
     elif _EXCEPTION_LINE.search(text):
         score = max(score, 3)
