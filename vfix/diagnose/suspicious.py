@@ -98,10 +98,6 @@ KEYWORDS: dict[str, int] = {
     "salloc: error:": 3,
     ": fatal: ": 2,  # Slurm's own refusals ("sbatch: fatal: --gpus-per-node and --gres=gpu ...")
     "Warning  ": 2,  # a Kubernetes event of type Warning, as kubectl describe prints it
-    # kubelet giving up on a container that never became ready (its probe failures before it
-    # are notes: a server may take a while to load)
-    "failed startup probe, will be restarted": 2,
-    "failed liveness probe, will be restarted": 2,
     "Error from server (": 3,  # the Kubernetes API refused a request (kubectl, "(Forbidden)")
     # and an admission webhook refused an object ('for: "x.yaml": admission webhook
     # "vdynamographdeployment.kb.io" denied the request: spec...: Invalid value: ...')
@@ -371,10 +367,6 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           # no GSP-RM logs will be printed (non-fatal)")
                           r"|\(non-fatal\)")
 
-# kubelet probing a server that is still loading: what it says may name a cause (a hint), but
-# the pod fails only when kubelet gives up on it ("failed startup probe, will be restarted").
-_STARTUP_PROBE_FAILED = "Startup probe failed: "
-
 # A command echoed after a shell prompt ("$ NCCL_DEBUG=INFO torchrun ...", "# node 1: $ vllm
 # serve ..."): what was run, not what failed.
 _COMMAND_ECHO = re.compile(rf"^\s*{_HOST_PREFIX}(?:#[^$]{{0,40}})?\$ ")
@@ -415,11 +407,9 @@ def went_on(text: str) -> bool:
 
 def is_benign(text: str) -> bool:
     """Whether the line only reports: logged at INFO/WARNING/DEBUG, an error the run goes on
-    without, a startup probe that failed while the server loads, or a command echoed after a
-    shell prompt."""
+    without, or a command echoed after a shell prompt."""
     return (_BENIGN_LEVEL.matches(text)
             or went_on(text)
-            or _STARTUP_PROBE_FAILED in text
             or _DEPRECATION.search(text) is not None
             or _COMMAND_ECHO.match(text) is not None)
 
