@@ -1539,6 +1539,22 @@ def test_an_ib_port_still_down_at_the_end_is_the_hca(log: str) -> None:
     assert diagnose_text(log).root_cause == "ib_hca_unusable"
 
 
+_GID_CHANGED = ("roce-c14:301776:302410 [2] transport/net_ib/common.cc:153 NCCL WARN NET/IB : "
+                "mlx5_2:1 GID table changed\n")
+_RETRIES_EXCEEDED = ("roce-c14:301776:302402 [2] transport/net_ib/p2p.cc:688 NCCL WARN NET/IB: Got "
+                     "completion from peer 10.40.1.13<40117> with status=IBV_WC_RETRY_EXC_ERR(12) "
+                     "opcode=IBV_WC_RDMA_WRITE(1)\n")
+
+
+def test_a_gid_table_change_a_server_started_serving_after_is_no_failure() -> None:
+    ready = "(APIServer pid=412) INFO:     Application startup complete.\n"
+    assert diagnose_text(_GID_CHANGED + ready).status is Status.NO_FAILURE
+    failed_after = diagnose_text(_GID_CHANGED + ready + _RETRIES_EXCEEDED)
+    assert (failed_after.status, failed_after.root_cause) == (Status.CAUSE_FOUND,
+                                                              "ib_hca_unusable")
+    assert diagnose_text(ready + _GID_CHANGED).root_cause == "ib_hca_unusable"
+
+
 _WORLD_TOO_LARGE = ("ValueError: World size (4) is larger than the number of available GPUs (2) "
                     "in this node.\n")
 

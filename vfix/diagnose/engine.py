@@ -435,6 +435,8 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
         return candidates, [], Status.NO_FAILURE  # only requests failed: it served on
     if recovery.port_came_back(lifecycle, failing, lines):
         return candidates, [], Status.NO_FAILURE  # an IB port flapped, and NCCL went on
+    if recovery.only_gid_changed(lifecycle, failing, lines, progress.served):
+        return candidates, [], Status.NO_FAILURE  # an address changed on a NIC, NCCL went on
     if recovery.waited_out(lifecycle, candidates, lines, progress.served):
         return candidates, [], Status.NO_FAILURE  # it waited for something, then it came
     if failing:

@@ -129,6 +129,23 @@ def port_came_back(lifecycle: Lifecycle, failing: list[Candidate],
             and _last_failure(failing, lines, _PORT_BACK) < active)
 
 
+# NCCL's note that an RDMA device's GID table changed (an address added to or removed from its
+# netdev): NCCL carries on, and a connection that lost its GID fails in the lines after it
+_GID_CHANGED = re.compile(r"\bGID table change")
+
+
+def only_gid_changed(lifecycle: Lifecycle, failing: list[Candidate], lines: SuspiciousLines,
+                     served: list[int]) -> bool:
+    """Whether all that failed was NCCL noting a GID table change and the server became ready
+    or answered requests after it, nothing failing since: an address came or went on the NIC's
+    netdev while the run went on. A run that stopped there may have lost its connections."""
+    went_on = max([lifecycle.last.get(Event.READY, 0), *served])
+    return (bool(failing) and not lines.raised
+            and all(_GID_CHANGED.search(e.text) for c in failing for e in c.evidence)
+            and lines.latest(but=_GID_CHANGED) is None
+            and _last_failure(failing, lines) < went_on)
+
+
 def waited_out(lifecycle: Lifecycle, candidates: list[Candidate], lines: SuspiciousLines,
                served: list[int]) -> bool:
     """Whether the run recovered before the log ended: torchrun's workers all succeeded after

@@ -317,6 +317,10 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|\bis not installed\. Falling back to (?!(?i:cpu)\b)"
                           # aws-ofi-nccl keeping the socket buffer it was given
                           r"|\bUnable to increase max receive buffer size; using current value"
+                          # a request its client cancelled (Triton's Python backend: "Failed to
+                          # process the request(s) for model ..., message: TritonModelException:
+                          # Request was cancelled"): the server goes on
+                          r"|\bRequest was cancelled\b"
                           # SGLang refusing one request (a 400 to its client): the server goes on
                           r"|\bis longer than the model's context length \(\d+ tokens\)"
                           # Open MPI skipping an optional component it cannot load (hcoll, ucc)
@@ -363,6 +367,10 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           # kubelet taking a pod out of its Service while it starts: a pod that
                           # never gets ready shows why elsewhere (its own errors, restarts)
                           r"|Readiness probe failed: "
+                          # the autoscaler not getting a metric (metrics-server not answering
+                          # yet), and a hook of a pod already being deleted: the workload goes on
+                          r"|\bFailed(?:GetResourceMetric|GetPodsMetric|ComputeMetricsReplicas"
+                          r"|PreStopHook)\b"
                           # what its writer calls non-fatal (NVRM: "Failed to load gsp_log_*.bin,
                           # no GSP-RM logs will be printed (non-fatal)")
                           r"|\(non-fatal\)")
