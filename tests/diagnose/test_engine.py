@@ -1419,6 +1419,14 @@ def test_a_bad_request_s_traceback_is_no_failure_when_the_server_served_on() -> 
     assert result.status is Status.NO_FAILURE
 
 
+def test_a_bad_request_after_the_server_became_ready_is_no_failure_when_it_served_on() -> None:
+    probe = ("3h12m  Warning  Unhealthy  pod/vlm-5b8d6f9c7-t7x4m  Startup probe failed: Get "
+             '"http://10.244.27.51:8000/health": dial tcp 10.244.27.51:8000: connect: refused\n')
+    ready = "(APIServer pid=1) INFO:     Application startup complete.\n"
+    result = diagnose_text(probe + ready + _BAD_REQUEST + _SERVED_LINE * 3)
+    assert result.status is Status.NO_FAILURE
+
+
 @pytest.mark.parametrize("log", [
     _BAD_REQUEST + _SERVED_LINE * 3,  # it never served before: the failure may be its start-up
     _SERVED_LINE * 3 + _BAD_REQUEST + _SERVED_LINE,  # one answer after it proves little

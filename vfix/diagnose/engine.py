@@ -431,12 +431,12 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
         return candidates, [], Status.NO_FAILURE  # only the teardown of a stopped server failed
     if recovery.trained_on(progress.steps, candidates, lines, lifecycle):
         return candidates, [], Status.NO_FAILURE  # it recovered: the run trained on after them
-    if recovery.served_on(progress.served, candidates, lines):
+    if recovery.served_on(lifecycle, progress.served, candidates, lines):
         return candidates, [], Status.NO_FAILURE  # only requests failed: it served on
     if recovery.port_came_back(lifecycle, failing, lines):
         return candidates, [], Status.NO_FAILURE  # an IB port flapped, and NCCL went on
-    if recovery.only_gid_changed(lifecycle, failing, lines, progress.served):
-        return candidates, [], Status.NO_FAILURE  # an address changed on a NIC, NCCL went on
+    if recovery.served_past_ridden_out(lifecycle, failing, lines, progress.served):
+        return candidates, [], Status.NO_FAILURE  # e.g. a NIC's address changed, NCCL went on
     if recovery.waited_out(lifecycle, candidates, lines, progress.served):
         return candidates, [], Status.NO_FAILURE  # it waited for something, then it came
     if failing:

@@ -96,14 +96,17 @@ def trained_on(steps: list[int], candidates: list[Candidate], lines: SuspiciousL
                     for c in _failures(candidates)))
 
 
-def served_on(served: list[int], candidates: list[Candidate], lines: SuspiciousLines) -> bool:
-    """Whether a server answered requests before its first failure and went on answering them
-    after the last one, and what failed only raised exceptions no signature knows: a bad
-    request's traceback, a client that went away. A known failure (a CUDA error, a dead engine)
-    stays one however the server went on."""
-    first, last = lines.earliest(), _last_failure(candidates, lines)
+def served_on(lifecycle: Lifecycle, served: list[int], candidates: list[Candidate],
+              lines: SuspiciousLines) -> bool:
+    """Whether a server was up (ready, or answering requests) before its first failure and went
+    on answering requests after the last one, and what failed only raised exceptions no
+    signature knows: a bad request's traceback, a client that went away. A known failure (a
+    CUDA error, a dead engine) stays one however the server went on. kubelet's probes and pulls
+    while it started (`_OVER_ONCE_READY`) do not count as its first failure."""
+    first, last = lines.earliest(but=_OVER_ONCE_READY), _last_failure(candidates, lines)
+    ready = lifecycle.first.get(Event.READY, 0)
     return (first is not None and lines.raised and not _failures(candidates)
-            and any(line < first.line for line in served)
+            and (0 < ready < first.line or any(line < first.line for line in served))
             and sum(1 for line in served if line > last) >= _SERVED_AFTER)
 
 
@@ -129,20 +132,15 @@ def port_came_back(lifecycle: Lifecycle, failing: list[Candidate],
             and _last_failure(failing, lines, _PORT_BACK) < active)
 
 
-# NCCL's note that an RDMA device's GID table changed (an address added to or removed from its
-# netdev): NCCL carries on, and a connection that lost its GID fails in the lines after it
-_GID_CHANGED = re.compile(r"\bGID table change")
-
-
-def only_gid_changed(lifecycle: Lifecycle, failing: list[Candidate], lines: SuspiciousLines,
-                     served: list[int]) -> bool:
-    """Whether all that failed was NCCL noting a GID table change and the server became ready
-    or answered requests after it, nothing failing since: an address came or went on the NIC's
-    netdev while the run went on. A run that stopped there may have lost its connections."""
+def served_past_ridden_out(lifecycle: Lifecycle, failing: list[Candidate],
+                          lines: SuspiciousLines, served: list[int]) -> bool:
+    """Whether all that failed was what NCCL rides out (`_RIDDEN_OUT`: a GID table change) and
+    a server became ready or answered requests after it, nothing failing since. A run that
+    stopped there may have lost its connections."""
     went_on = max([lifecycle.last.get(Event.READY, 0), *served])
-    return (bool(failing) and not lines.raised
-            and all(_GID_CHANGED.search(e.text) for c in failing for e in c.evidence)
-            and lines.latest(but=_GID_CHANGED) is None
+    return (bool(failing) and not lines.raised and not lifecycle.first.get(Event.PORT_LOST)
+            and all(_RIDDEN_OUT.search(e.text) for c in failing for e in c.evidence)
+            and lines.latest(but=_RIDDEN_OUT) is None
             and _last_failure(failing, lines) < went_on)
 
 

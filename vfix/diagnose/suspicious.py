@@ -536,9 +536,10 @@ class SuspiciousLines:
         began = [e for e in (self.first_exception(), self.first_with("NCCL WARN")) if e]
         return min(began, key=lambda evidence: evidence.line) if began else self.earliest()
 
-    def earliest(self) -> Evidence | None:
-        """The earliest failing line, an exception or not (the lines are kept in order)."""
-        items = self._all()
+    def earliest(self, but: re.Pattern[str] | None = None) -> Evidence | None:
+        """The earliest failing line, an exception or not (the lines are kept in order; `but`:
+        not one this finds)."""
+        items = [item for item in self._all() if but is None or not but.search(item[2])]
         return _evidence(items[0]) if items else None
 
     def latest(self, but: re.Pattern[str] | None = None) -> Evidence | None:
