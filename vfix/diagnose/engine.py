@@ -412,6 +412,8 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
         candidates, failing = _lead(too_high, candidates, failing)
     elif failing and (taken := startup_memory.held_by_another(failing[0])):
         candidates, failing = _lead(taken, candidates, failing)
+    elif failing and (listed := facts.memory_holders.held_elsewhere(failing[0])):
+        candidates, failing = _lead(listed, candidates, failing)
     if short := world_size.short_of_model_parallel(failing, lines.top()):
         candidates, failing = _lead(short, candidates, failing)
     if failing and (blocked := firewall.blocked_peer(failing[0], facts.rendezvous)):

@@ -2,14 +2,22 @@
 line for the rules weighed after the signatures: the rendezvous address the ranks were given
 (`firewall`), the longest CUDA_VISIBLE_DEVICES list (`visible_devices`), the GPUs' power
 limits and clocks event reasons (`gpu_state`), the rates of the IB ports (`port_rates`) and the
-GPU pairs without peer-to-peer access (`p2p_status`)."""
+GPU pairs without peer-to-peer access (`p2p_status`) and the processes nvidia-smi listed on
+the GPUs (`gpu_memory_holders`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from vfix.diagnose import firewall, gpu_state, p2p_status, port_rates, visible_devices
+from vfix.diagnose import (
+    firewall,
+    gpu_memory_holders,
+    gpu_state,
+    p2p_status,
+    port_rates,
+    visible_devices,
+)
 from vfix.diagnose.model import Evidence
 from vfix.diagnose.sources import line_source
 
@@ -17,7 +25,7 @@ from vfix.diagnose.sources import line_source
 # FOLDED_KEYWORDS match in any letter case.
 FOLDED_KEYWORDS = firewall.KEYWORDS
 KEYWORDS = (*visible_devices.KEYWORDS, *gpu_state.KEYWORDS, *port_rates.KEYWORDS,
-            *p2p_status.KEYWORDS)
+            *p2p_status.KEYWORDS, *gpu_memory_holders.KEYWORDS)
 
 
 class LineFacts(NamedTuple):
@@ -28,11 +36,13 @@ class LineFacts(NamedTuple):
     gpu: gpu_state.Reading | None
     port: port_rates.Reading | None
     p2p: tuple[str, str] | None
+    gpu_memory: tuple[int | None, int, str, int] | int | None
 
 
 def read(text: str) -> LineFacts | None:
     facts = LineFacts(firewall.rendezvous_address(text), visible_devices.listed(text),
-                      gpu_state.read(text), port_rates.read(text), p2p_status.read(text))
+                      gpu_state.read(text), port_rates.read(text), p2p_status.read(text),
+                      gpu_memory_holders.read(text))
     return facts if any(facts) else None
 
 
@@ -45,12 +55,15 @@ class NodeFacts:
     gpus: gpu_state.GpuState = field(default_factory=gpu_state.GpuState)
     ports: port_rates.PortRates = field(default_factory=port_rates.PortRates)
     p2p: p2p_status.P2pStatus = field(default_factory=p2p_status.P2pStatus)
+    memory_holders: gpu_memory_holders.GpuMemoryHolders = field(
+        default_factory=gpu_memory_holders.GpuMemoryHolders)
 
     def add(self, line: int, text: str, facts: LineFacts) -> None:
         if facts.rendezvous and len(self.rendezvous) < firewall.MAX_ADDRESSES:
             self.rendezvous.add(facts.rendezvous)
         self.listed_devices = max(self.listed_devices, facts.visible_devices)
-        if facts.gpu is not None or facts.port is not None or facts.p2p is not None:
+        if (facts.gpu is not None or facts.port is not None or facts.p2p is not None
+                or facts.gpu_memory is not None):
             evidence = Evidence(line, text, line_source(text))
             if facts.gpu is not None:
                 self.gpus.add(evidence, facts.gpu)
@@ -58,3 +71,5 @@ class NodeFacts:
                 self.ports.add(evidence, facts.port)
             if facts.p2p is not None:
                 self.p2p.add(evidence, facts.p2p)
+            if facts.gpu_memory is not None:
+                self.memory_holders.add(evidence, facts.gpu_memory)

@@ -140,7 +140,6 @@ def served_past_ridden_out(lifecycle: Lifecycle, failing: list[Candidate],
     went_on = max([lifecycle.last.get(Event.READY, 0), *served])
     return (bool(failing) and not lines.raised and not lifecycle.first.get(Event.PORT_LOST)
             and all(_RIDDEN_OUT.search(e.text) for c in failing for e in c.evidence)
-            and lines.latest(but=_RIDDEN_OUT) is None
             and _last_failure(failing, lines) < went_on)
 
 

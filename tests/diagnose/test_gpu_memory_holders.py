@@ -1,0 +1,61 @@
+"""An out-of-memory error beside nvidia-smi's list of the GPU's processes: another process
+holding much of the GPU took the memory; the failing process and its job's other ranks do not
+count."""
+
+from __future__ import annotations
+
+import pytest
+
+from vfix.diagnose import diagnose_text, gpu_memory_holders
+
+_ORT_OOM = ("Dec 10 06:02:12 s06-neuro-ai neuro-seg[2291]: 2026-12-10 06:02:12.384211043 "
+            "[E:onnxruntime:Default, cuda_call.cc:123 CudaCall] CUDA failure 2: out of memory ; "
+            "GPU=0 ; hostname=s06-neuro-ai ; expr=cudaMalloc((void**)&p, size);\n")
+_USAGE = ("| 30%   41C    P2             62W /  230W |   23891MiB /  24564MiB |      0%      "
+          "Default |\n")
+
+
+def _row(gpu: int, pid: int, name: str, mib: int) -> str:
+    return f"|    {gpu}   N/A  N/A     {pid:>6}      C   {name:<40} {mib:>6}MiB |\n"
+
+
+def test_the_table_s_rows_and_the_gpu_s_total_are_read() -> None:
+    assert gpu_memory_holders.read(_row(0, 88410, "/opt/monailabel/venv/bin/python", 22590)) == (
+        0, 88410, "/opt/monailabel/venv/bin/python", 22590)
+    assert gpu_memory_holders.read(_USAGE) == 24564
+    assert gpu_memory_holders.read("2214731, /opt/blender/blender, 45770 MiB") == (
+        None, 2214731, "/opt/blender/blender", 45770)
+    assert gpu_memory_holders.read("00000000:41:00.0, 21877, python3, 80912 MiB") == (
+        None, 21877, "python3", 80912)
+    assert gpu_memory_holders.read("1, 81134 MiB, 81559 MiB") == 81559
+    for not_a_process in ("0, 1 MiB, 0 %", "pid, process_name, used_memory [MiB]",
+                          "Model loading took 41.8 GiB and 418 s, 30155 MiB"):
+        assert gpu_memory_holders.read(not_a_process) is None
+
+
+def test_another_process_holding_most_of_the_failing_gpu_took_its_memory() -> None:
+    table = _USAGE + _row(0, 2291, "/opt/neuro-seg/venv/bin/python", 1212) + _row(
+        0, 88410, "/opt/monailabel/venv/bin/python", 22590)
+    result = diagnose_text(_ORT_OOM + table)
+    assert result.root_cause == "stale_gpu_process"
+    assert "Process 88410 (/opt/monailabel/venv/bin/python) held 22.1 GiB" in (
+        result.candidates[0].explanation)
+
+
+@pytest.mark.parametrize("table", [
+    # a small process beside it
+    _USAGE + _row(0, 2291, "/opt/neuro-seg/venv/bin/python", 22590) + _row(0, 1877, "Xorg", 410),
+    # the large one is on another GPU
+    _USAGE + _row(0, 2291, "/opt/neuro-seg/venv/bin/python", 1212) + _row(1, 88410, "python",
+                                                                          22590),
+])
+def test_no_other_process_on_the_failing_gpu_leaves_an_out_of_memory(table: str) -> None:
+    assert diagnose_text(_ORT_OOM + table).root_cause == "gpu_oom"
+
+
+def test_the_job_s_other_ranks_or_an_unknown_failing_process_are_not_blamed() -> None:
+    nccl_oom = "ax-r33n02:402118:403377 [3] NCCL WARN Cuda failure 2 'out of memory'\n"
+    ranks = "402115, python3, 79080 MiB\n402118, python3, 80922 MiB\n402121, python3, 79848 MiB\n"
+    assert diagnose_text(nccl_oom + ranks).root_cause == "gpu_oom"
+    no_pid = "RuntimeError: CUDA error: out of memory\n"
+    assert diagnose_text(no_pid + "1802233, python3, 32290 MiB\n").root_cause == "gpu_oom"
