@@ -1016,6 +1016,17 @@ def test_an_oom_where_the_listed_process_is_this_one_is_not_another_process() ->
     assert diagnose_text(_torch_oom(30.0, 3.0)).root_cause == "gpu_oom"  # under a quarter
 
 
+def test_an_oom_listing_no_process_leaves_to_others_what_is_neither_free_nor_its_own() -> None:
+    def unlisted(own_gib: float) -> str:
+        return ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 50.00 MiB. GPU 0 "
+                "has a total capacity of 79.25 GiB of which 21.75 MiB is free. Including "
+                f"non-PyTorch memory, this process has {own_gib} GiB memory in use.\n")
+    result = diagnose_text(unlisted(6.02))
+    assert result.root_cause == "stale_gpu_process"
+    assert "held the other 73.2" in result.candidates[0].explanation
+    assert diagnose_text(unlisted(78.9)).root_cause == "gpu_oom"  # it filled the GPU itself
+
+
 def test_an_oom_names_this_process_by_what_pytorch_holds_in_older_torch() -> None:
     # no "this process has": PyTorch's allocated and reserved memory, short of the CUDA context
     oom = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.96 GiB. GPU 0 has a "

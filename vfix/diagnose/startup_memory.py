@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from vfix.diagnose.model import Candidate
+from vfix.diagnose.model import Candidate, Evidence
 
 TAKEN_SIGNATURE = "gpu-memory-taken"
 # at least this share of the GPU free: no other process worth naming holds it
@@ -27,6 +27,12 @@ _TORCH_OOM = re.compile(r"total capac\w* of (?P<total>[\d.]+) GiB of which .*?"
 _OWN = re.compile(r"this process has (?P<own>[\d.]+) (?P<own_unit>[KMG]iB)"
                   r"|Of the allocated memory (?P<allocated>[\d.]+) (?P<allocated_unit>[KMG]iB) is "
                   r"allocated by PyTorch, and (?P<reserved>[\d.]+) (?P<reserved_unit>[KMG]iB)")
+# torch's message without the list: "GPU 0 has a total capacity of 79.25 GiB of which 21.75 MiB
+# is free. Including non-PyTorch memory, this process has 6.02 GiB memory in use."
+_TORCH_OOM_UNLISTED = re.compile(
+    r"total capac\w* of (?P<total>[\d.]+) GiB of which (?P<free>[\d.]+) (?P<free_unit>[KMG]iB) "
+    r"is free\. (?:Including non-PyTorch memory, )?this process has (?P<own>[\d.]+) "
+    r"(?P<own_unit>[KMG]iB) memory in use")
 _PROCESS = re.compile(r"Process (?P<pid>\d+) has (?P<size>[\d.]+) (?P<unit>[KMG]iB)")
 # another process holding this share of the GPU or more took what the job sized for
 TAKEN_SHARE = 0.25
@@ -80,6 +86,8 @@ def held_by_another(failure: Candidate) -> Candidate | None:
     for evidence in failure.evidence:
         found = _TORCH_OOM.search(evidence.text)
         if found is None:
+            if unlisted := _held_unlisted(failure, evidence):
+                return unlisted
             continue
         total = float(found["total"])
         held_by = [(p["pid"], float(p["size"]) * _GIB[p["unit"]])
@@ -111,6 +119,33 @@ def held_by_another(failure: Candidate) -> Candidate | None:
             check="nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",
             matches=failure.matches)
     return None
+
+
+def _held_unlisted(failure: Candidate, evidence: Evidence) -> Candidate | None:
+    """The same when torch lists no process (in a container it sees none of the host's): what
+    neither is free nor this process's is held by others."""
+    found = _TORCH_OOM_UNLISTED.search(evidence.text)
+    if found is None:
+        return None
+    total = float(found["total"])
+    free = float(found["free"]) * _GIB[found["free_unit"]]
+    own = float(found["own"]) * _GIB[found["own_unit"]]
+    held = total - free - own
+    if held < TAKEN_SHARE * total:
+        return None
+    return Candidate.rule_cause(
+        "gpu-memory-held-by-another", "resources", "stale_gpu_process", failure.confidence,
+        (evidence,),
+        explanation=(f"Of the GPU's {total:.4g} GiB, {free:.3g} GiB were free and this process "
+                     f"held {own:.4g} GiB: other processes, which torch could not list (from a "
+                     f"container it sees none of the host's), held the other {held:.4g} GiB (a "
+                     "leftover worker or notebook kernel, another job on the same GPU)."),
+        fix=("Find them with nvidia-smi on the host and stop the ones that are leftovers "
+             "(vfix's gpu_processes role lists them, and stops them only when told to), or "
+             "run on a GPU they do not use."),
+        role="gpu_processes",
+        check="nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",
+        matches=failure.matches)
 
 
 def _own_share(text: str) -> tuple[float, bool] | None:
