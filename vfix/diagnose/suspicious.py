@@ -50,6 +50,9 @@ KEYWORDS: dict[str, int] = {
     "panicked at": 3,  # a Rust panic ("thread 'main' panicked at src/...:34:34:")
     "panic: ": 3,  # a Go panic ("panic: unsupported capabilities found in ...", then goroutines)
     "Error response from daemon": 3,  # the Docker daemon refused ("docker: Error response ...")
+    "[ERR]": 2,  # Serilog's and .NET loggers' short levels ("2026-12-09 07:01:51.084 [ERR] ...")
+    "[FTL]": 2,
+    "[E:onnxruntime:": 2,  # ONNX Runtime's logger at ERROR ("[E:onnxruntime:, sequential_...")
     "[error ": 2,  # structlog's console level ("2026-12-04 23:25:10 [error    ] Connection ...")
     "[error]": 2,  # and nginx's, Apache's (and their levels above it)
     "[crit]": 2,
@@ -317,6 +320,10 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|\bis not installed\. Falling back to (?!(?i:cpu)\b)"
                           # aws-ofi-nccl keeping the socket buffer it was given
                           r"|\bUnable to increase max receive buffer size; using current value"
+                          # TensorRT's builder probing a tactic that does not fit in memory: it
+                          # skips that tactic ("Skipping tactic 3 due to insufficient memory");
+                          # a build that fails says so after ("Engine could not be created")
+                          r"|\[virtualMemoryBuffer\.cpp::resizePhysical::\d+\] Error Code 2: "
                           # a request its client cancelled (Triton's Python backend: "Failed to
                           # process the request(s) for model ..., message: TritonModelException:
                           # Request was cancelled"): the server goes on
