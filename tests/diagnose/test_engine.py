@@ -1558,6 +1558,20 @@ def test_an_ib_port_still_down_at_the_end_is_the_hca(log: str) -> None:
     assert diagnose_text(log).root_cause == "ib_hca_unusable"
 
 
+_SACCT = "JobID           State   Restarts        NodeList ExitCode\n"
+
+
+def test_a_job_sacct_lists_as_completed_after_its_errors_is_no_failure() -> None:
+    preempted = ("slurmstepd: error: *** JOB 4426011 ON nid008201 CANCELLED AT 2026-12-10T02:07:44 "
+                 "DUE TO PREEMPTION ***\n")
+    completed = _SACCT + ("4426011       PREEMPTED        0 nid008[201-204]      0:0\n"
+                          "4426011       COMPLETED        2 nid008[211-214]      0:0\n")
+    assert diagnose_text(preempted + completed).status is Status.NO_FAILURE
+    failed = completed + "4426012          FAILED        0 nid008[211-214]      1:0\n"
+    assert diagnose_text(preempted + failed).status is not Status.NO_FAILURE
+    assert diagnose_text(completed + preempted).status is not Status.NO_FAILURE
+
+
 _GID_CHANGED = ("roce-c14:301776:302410 [2] transport/net_ib/common.cc:153 NCCL WARN NET/IB : "
                 "mlx5_2:1 GID table changed\n")
 _RETRIES_EXCEEDED = ("roce-c14:301776:302402 [2] transport/net_ib/p2p.cc:688 NCCL WARN NET/IB: Got "

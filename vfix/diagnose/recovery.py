@@ -154,8 +154,11 @@ def waited_out(lifecycle: Lifecycle, candidates: list[Candidate], lines: Suspici
     scheduled = lifecycle.last.get(Event.SCHEDULED, 0)
     started = lifecycle.last.get(Event.STARTED, 0)
     finished = lifecycle.first.get(Event.FINISHED, 0)
+    completed = 0 if Event.JOB_FAILED in lifecycle.first else lifecycle.last.get(
+        Event.JOB_COMPLETED, 0)
     answering = sorted(served)[-_SERVED_AFTER] if len(served) >= _SERVED_AFTER else 0
     return ((finished > 0 and 0 < _last_failure(candidates, lines) < finished)
+            or (completed > 0 and lines.failed and 0 < _last_failure(candidates, lines) < completed)
             or (ready > 0
                 and _waited_out_before(ready, _WAITED_OUT, candidates, lines, _OVER_ONCE_READY))
             or (answering > 0 and bool(_failures(candidates))  # a known wait, not any error

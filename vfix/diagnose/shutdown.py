@@ -20,6 +20,8 @@ class Event(Enum):
     SCHEDULED = "scheduled"  # Kubernetes placed a pod on a node
     STARTED = "started"  # kubelet started a container of a pod (its volumes and devices ready)
     FINISHED = "finished"  # a launcher saw its workers succeed (torchrun, DeepSpeed), a Ray job did
+    JOB_COMPLETED = "job_completed"  # sacct listed a job that ended well
+    JOB_FAILED = "job_failed"  # sacct listed a job that failed (its row's state)
     STOP = "stop"
     INTERRUPT = "interrupt"
     SHUTDOWN = "shutdown"  # vLLM tearing its processes down, whatever asked it to
@@ -39,7 +41,8 @@ KEYWORDS = ("received signal=SIGTERM", "received signal=SIGINT", "KeyboardInterr
             "has been recovered for resiliency context",
             "Started container", "' succeeded", "exits successfully",
             "vLLM API server version", "non-default args: {", "server_args=ServerArgs(",
-            "Starting elastic_operator with launch configs")
+            "Starting elastic_operator with launch configs", "COMPLETED", "FAILED", "TIMEOUT",
+            "OUT_OF_ME", "NODE_FAIL", "CANCELLED")
 # vLLM V1: "[shutdown] EngineCore: trigger received signal=SIGTERM" (a process still starting
 # up raises KeyboardInterrupt instead); uvicorn (vLLM's API server): "INFO:     Application
 # startup complete."
@@ -72,6 +75,11 @@ _EVENTS = (
     # exits successfully."; `ray job submit` when the job ended: "Job 'raysubmit_Xb7k' succeeded"
     (re.compile(r"\bworker group successfully finished\b|\] Process \d+ exits successfully\."
                 r"|^Job '[\w-]+' succeeded\s*$"), Event.FINISHED),
+    # sacct's row of a job (not of a step) that ended well: "4426011  COMPLETED  2  nid..." (a
+    # requeued job lists its preempted runs before), and of one that did not
+    (re.compile(r"^\d+(?:_\d+)?\s+COMPLETED\s"), Event.JOB_COMPLETED),
+    (re.compile(r"^\d+(?:_\d+)?(?:\.\w+)?\s+(?:FAILED|TIMEOUT|OUT_OF_ME\S*|NODE_FAIL"
+                r"|CANCELLED)\b"), Event.JOB_FAILED),
     # the scheduler's event: "Successfully assigned llm/vllm-0 to gpu-node-3"
     (re.compile(r"\bSuccessfully assigned \S+ to \S"), Event.SCHEDULED),
     # kubelet's event: "Started container: mpi-worker" (before Kubernetes 1.33: "Started
