@@ -324,6 +324,8 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           # skips that tactic ("Skipping tactic 3 due to insufficient memory");
                           # a build that fails says so after ("Engine could not be created")
                           r"|\[virtualMemoryBuffer\.cpp::resizePhysical::\d+\] Error Code 2: "
+                          # the kernel's AER counters (sysfs aer_dev_fatal) when they are zero
+                          r"|\bTOTAL_ERR_(?:FATAL|NONFATAL|COR) 0\b"
                           # a request its client cancelled (Triton's Python backend: "Failed to
                           # process the request(s) for model ..., message: TritonModelException:
                           # Request was cancelled"): the server goes on
@@ -383,8 +385,10 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|\(non-fatal\)")
 
 # A command echoed after a shell prompt ("$ NCCL_DEBUG=INFO torchrun ...", "# node 1: $ vllm
-# serve ..."): what was run, not what failed.
-_COMMAND_ECHO = re.compile(rf"^\s*{_HOST_PREFIX}(?:#[^$]{{0,40}})?\$ ")
+# serve ...", bash's "support@vsa-02:~$ dmesg ...", "[root@gpu-07 ~]# ..."): what was run, not
+# what failed.
+_COMMAND_ECHO = re.compile(rf"^\s*(?:{_HOST_PREFIX}(?:#[^$]{{0,40}})?\$ "
+                           r"|\[?[\w.-]+@[\w.-]+(?::[^\s$#]*| [^\]]{1,60}\])[$#] )")
 
 # An environment variable set on a command line or in an env dump names no failure, though
 # its name may hold one ("TORCH_NCCL_ASYNC_ERROR_HANDLING=1 torchrun ...").
