@@ -1599,6 +1599,18 @@ def test_a_visible_devices_list_longer_than_the_gpus_seen_names_a_missing_gpu() 
     assert "names 4 devices but the process saw 2" in result.candidates[0].explanation
 
 
+def test_a_visible_devices_uuid_of_a_gpu_this_node_does_not_have_is_named() -> None:
+    unit = 'Environment="CUDA_VISIBLE_DEVICES=GPU-5e1c0a44-93b7-1d2f-6a08-c1f2b7e4d913"\n'
+    listed = ("GPU 0: NVIDIA RTX 4500 Ada Generation (UUID: "
+              "GPU-b81f07d2-4e6a-5c39-0f1d-7a92e3c5b046)\n")
+    result = diagnose_text(unit + listed)
+    assert (result.layer, result.root_cause) == ("visibility", "cuda_visible_devices_invalid")
+    assert "GPU-5e1c0a44" in result.candidates[0].explanation
+    prefix = 'Environment="CUDA_VISIBLE_DEVICES=GPU-b81f07d2"\n'  # CUDA accepts a unique prefix
+    assert diagnose_text(prefix + listed).status is Status.NO_FAILURE
+    assert diagnose_text(unit).status is Status.NO_FAILURE  # no GPU listed: nothing to compare
+
+
 @pytest.mark.parametrize("listed", ["CUDA_VISIBLE_DEVICES=0,1", "CUDA_VISIBLE_DEVICES= ", ""])
 def test_a_list_no_longer_than_the_gpus_seen_leaves_a_gpu_count(listed: str) -> None:
     result = diagnose_text(f"{listed}\nTraceback (most recent call last):\n{_WORLD_TOO_LARGE}")

@@ -36,13 +36,15 @@ class LineFacts(NamedTuple):
     gpu: gpu_state.Reading | None
     port: port_rates.Reading | None
     p2p: tuple[str, str] | None
+    uuids: tuple[tuple[str, ...], str | None] | None  # named in CUDA_VISIBLE_DEVICES, listed
     gpu_memory: tuple[int | None, int, str, int] | int | None
 
 
 def read(text: str) -> LineFacts | None:
+    uuids = visible_devices.uuids(text)
     facts = LineFacts(firewall.rendezvous_address(text), visible_devices.listed(text),
                       gpu_state.read(text), port_rates.read(text), p2p_status.read(text),
-                      gpu_memory_holders.read(text))
+                      uuids if any(uuids) else None, gpu_memory_holders.read(text))
     return facts if any(facts) else None
 
 
@@ -57,11 +59,19 @@ class NodeFacts:
     p2p: p2p_status.P2pStatus = field(default_factory=p2p_status.P2pStatus)
     memory_holders: gpu_memory_holders.GpuMemoryHolders = field(
         default_factory=gpu_memory_holders.GpuMemoryHolders)
+    named_uuids: dict[str, Evidence] = field(default_factory=dict)  # in CUDA_VISIBLE_DEVICES
+    present_uuids: set[str] = field(default_factory=set)  # of the GPUs nvidia-smi listed
 
     def add(self, line: int, text: str, facts: LineFacts) -> None:
         if facts.rendezvous and len(self.rendezvous) < firewall.MAX_ADDRESSES:
             self.rendezvous.add(facts.rendezvous)
         self.listed_devices = max(self.listed_devices, facts.visible_devices)
+        if facts.uuids is not None:
+            named, present = facts.uuids
+            for uuid in named:
+                self.named_uuids.setdefault(uuid, Evidence(line, text, line_source(text)))
+            if present is not None:
+                self.present_uuids.add(present)
         if (facts.gpu is not None or facts.port is not None or facts.p2p is not None
                 or facts.gpu_memory is not None):
             evidence = Evidence(line, text, line_source(text))

@@ -1,21 +1,23 @@
-"""A CUDA_VISIBLE_DEVICES list longer than the GPUs the process then saw: a device named that
-does not exist.
+"""A CUDA_VISIBLE_DEVICES list longer than the GPUs the process then saw, or naming a GPU by a
+UUID nvidia-smi does not list: a device named that does not exist.
 
 CUDA enumerates CUDA_VISIBLE_DEVICES up to its first entry that names no device and ignores the
 rest, so "CUDA_VISIBLE_DEVICES=2,3,4,5" on a node of four GPUs gives two. The parallel size is
 then refused as too large for the GPUs ("World size (4) is larger than the number of available
 GPUs (2)"), which reads as a node with too few GPUs; but the node has them, and the list (copied
-from another node's unit file, a runbook) is what to fix.
+from another node's unit file, a runbook) is what to fix. A UUID is the same after a GPU was
+replaced: the service that names the old card's UUID sees no GPU and runs on the CPU (Ollama)
+or fails to find one.
 """
 
 from __future__ import annotations
 
 import re
 
-from vfix.diagnose.model import Candidate
+from vfix.diagnose.model import Candidate, Evidence
 
 # Lines that may set the list; the scanner only hands over lines holding one of these.
-KEYWORDS = ("CUDA_VISIBLE_DEVICES=",)
+KEYWORDS = ("CUDA_VISIBLE_DEVICES=", "UUID: ", "GPU UUID")
 # "Environment=CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,9", "export CUDA_VISIBLE_DEVICES=\"2,3\"";
 # not a list left empty or unset ("CUDA_VISIBLE_DEVICES= ")
 _LIST = re.compile(r"\bCUDA_VISIBLE_DEVICES=[\"']?(?P<list>[\w-]+(?:,[\w-]+)*)")
@@ -23,6 +25,41 @@ _LIST = re.compile(r"\bCUDA_VISIBLE_DEVICES=[\"']?(?P<list>[\w-]+(?:,[\w-]+)*)")
 # "... to less than max local gpu count (7)", "... the number of visible devices (1)"
 _SEEN = re.compile(r"(?:number of available GPUs|max local gpu count|number of visible devices)"
                    r" \((?P<seen>\d+)\)")
+
+
+# a GPU's or MIG device's UUID as nvidia-smi lists it: "-L" ("GPU 0: NVIDIA ... (UUID:
+# GPU-b81f07d2-...)"), "-q" ("GPU UUID                              : GPU-b81f...")
+_PRESENT_UUID = re.compile(r"\(UUID: (?P<uuid>(?:GPU|MIG)-[0-9a-fA-F-]+)\)"
+                           r"|\bGPU UUID\s*: (?P<q>GPU-[0-9a-fA-F-]+)")
+
+
+def uuids(text: str) -> tuple[tuple[str, ...], str | None]:
+    """The UUIDs a line sets CUDA_VISIBLE_DEVICES to, and the UUID of a GPU it lists."""
+    found = _LIST.search(text)
+    named = tuple(entry for entry in found["list"].split(",")
+                  if entry.startswith(("GPU-", "MIG-"))) if found else ()
+    present = _PRESENT_UUID.search(text)
+    return named, (present["uuid"] or present["q"]) if present else None
+
+
+def uuid_missing(named: dict[str, Evidence], present: set[str]) -> Candidate | None:
+    """cuda_visible_devices_invalid when CUDA_VISIBLE_DEVICES names a UUID (or a prefix of one,
+    as CUDA accepts) that none of the GPUs nvidia-smi listed has."""
+    if not present:
+        return None
+    for uuid, evidence in named.items():
+        if not any(gpu.startswith(uuid) for gpu in present):
+            return Candidate.rule_cause(
+                "visible-devices-uuid-missing", "visibility", "cuda_visible_devices_invalid",
+                0.85, (evidence,),
+                explanation=(f"CUDA_VISIBLE_DEVICES names {uuid}, which no GPU of this node has "
+                             f"(nvidia-smi lists {', '.join(sorted(present))}): the process sees "
+                             "no GPU there, so it fails or runs on the CPU. The GPU was replaced, "
+                             "or the setting was copied from another node."),
+                fix=("Set CUDA_VISIBLE_DEVICES to a UUID nvidia-smi -L lists on this node, or "
+                     "to an index, or unset it."),
+                check="nvidia-smi -L against the service's environment (systemctl cat, the pod)")
+    return None
 
 
 def listed(text: str) -> int:
