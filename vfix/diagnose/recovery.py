@@ -103,8 +103,9 @@ def served_on(lifecycle: Lifecycle, served: list[int], candidates: list[Candidat
     signature knows: a bad request's traceback, a client that went away. A known failure (a
     CUDA error, a dead engine) stays one however the server went on. kubelet's probes and pulls
     while it started (`_OVER_ONCE_READY`) do not count as its first failure."""
-    first, last = lines.earliest(but=_OVER_ONCE_READY), _last_failure(candidates, lines)
     ready = lifecycle.first.get(Event.READY, 0)
+    over = _OVER_ONCE_READY if ready else None
+    first, last = lines.earliest(but=over), _last_failure(candidates, lines, over)
     return (first is not None and lines.raised and not _failures(candidates)
             and (0 < ready < first.line or any(line < first.line for line in served))
             and sum(1 for line in served if line > last) >= _SERVED_AFTER)

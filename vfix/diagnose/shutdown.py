@@ -35,6 +35,7 @@ KEYWORDS = ("received signal=SIGTERM", "received signal=SIGINT", "KeyboardInterr
             "Application startup complete", "[shutdown]", "Received 15 signal",
             "Received 2 signal", "death signal", "API server: shutdown triggered",
             "The server is fired up and ready to roll", "Successfully assigned ",
+            "Started HTTPService at", ": Connected", ": Ready",
             "Error waiting on exit barrier", "worker group successfully finished",
             ") started successfully", "port active", "Port recovery succeeded",
             "Port recovery context done", "Port recovery failed", "as permanently failed",
@@ -67,9 +68,14 @@ _EVENTS = (
                 r"|\bReceived (?:2|Signals\.SIGINT) (?:death )?signal\b"), Event.INTERRUPT),
     # and SGLang's: "The server is fired up and ready to roll!"; Ray Serve's controller:
     # "Replica(id='c1r9k6wz', deployment='LLMServer:qwen3-32b', app='llm') started successfully"
+    # Triton: "Started HTTPService at 0.0.0.0:8000"; TGI's router: "router/src/server.rs:2340:
+    # Connected"; TEI's: "router/src/http/server.rs:1797: Ready"
     (re.compile(r"\bINFO:\s+Application startup complete\b"
                 r"|\bThe server is fired up and ready to roll\b"
-                r"|\bReplica\(id=.{0,200}\) started successfully\b"), Event.READY),
+                r"|\bReplica\(id=.{0,200}\) started successfully\b"
+                r"|\bStarted HTTPService at \S+:\d+"
+                r"|\btext_(?:generation|embeddings)_router\S*: router/\S+: (?:Connected|Ready)\s*$"),
+     Event.READY),
     # torch elastic's agent: "[default] worker group successfully finished. Waiting 300 seconds
     # for other agents to finish."; DeepSpeed's launcher: "[launch.py:351:main] Process 58117
     # exits successfully."; `ray job submit` when the job ended: "Job 'raysubmit_Xb7k' succeeded"
