@@ -119,7 +119,7 @@ _PORT_EVENT = re.compile(r"\bGot (?:non-fatal )?async (?:error )?event ?: "
                          r"|\bDevice \d+ marked as failed"
                          # a send over the port while it was down: retries exceeded (status 12)
                          r"|\bGot completion from peer .* status=(?:12\b|[\w ]+\(12\))")
-_PORT_BACK = re.compile(r"\bevent ?: (?:port active|LID change|client reregister)\b"
+_PORT_BACK = re.compile(r"\bevent ?: (?:port active|LID change|client reregist\w*)\b"
                         r"|\bas recovered\b|" + PORT_RECOVERED)
 
 
