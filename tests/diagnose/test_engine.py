@@ -1558,6 +1558,15 @@ def test_an_ib_port_still_down_at_the_end_is_the_hca(log: str) -> None:
     assert diagnose_text(log).root_cause == "ib_hca_unusable"
 
 
+def test_an_mlperf_run_that_stopped_with_success_after_a_failing_line_recovered() -> None:
+    flap = ("37: sut-h200-05:189203:189911 [5] NCCL WARN NET/IB : mlx5_9:1 Got async event : "
+            "port error\n")
+    stop = (':::MLLOG {"namespace": "", "time_ms": 1765246827016, "event_type": "INTERVAL_END", '
+            '"key": "run_stop", "value": null, "metadata": {"status": "success"}}\n')
+    assert diagnose_text(flap + stop).status is Status.NO_FAILURE
+    assert diagnose_text(flap + stop.replace("success", "aborted")).status is Status.CAUSE_FOUND
+
+
 _SACCT = "JobID           State   Restarts        NodeList ExitCode\n"
 
 

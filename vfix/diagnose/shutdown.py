@@ -35,7 +35,7 @@ KEYWORDS = ("received signal=SIGTERM", "received signal=SIGINT", "KeyboardInterr
             "Application startup complete", "[shutdown]", "Received 15 signal",
             "Received 2 signal", "death signal", "API server: shutdown triggered",
             "The server is fired up and ready to roll", "Successfully assigned ",
-            "Started HTTPService at", ": Connected", ": Ready",
+            "Started HTTPService at", ": Connected", ": Ready", '"run_stop"',
             "Error waiting on exit barrier", "worker group successfully finished",
             ") started successfully", "port active", "Port recovery succeeded",
             "Port recovery context done", "Port recovery failed", "as permanently failed",
@@ -74,13 +74,17 @@ _EVENTS = (
                 r"|\bThe server is fired up and ready to roll\b"
                 r"|\bReplica\(id=.{0,200}\) started successfully\b"
                 r"|\bStarted HTTPService at \S+:\d+"
-                r"|\btext_(?:generation|embeddings)_router\S*: router/\S+: (?:Connected|Ready)\s*$"),
+                r"|\btext_(?:generation|embeddings)_router\S*: router/\S+: "
+                r"(?:Connected|Ready)\s*$"),
      Event.READY),
     # torch elastic's agent: "[default] worker group successfully finished. Waiting 300 seconds
     # for other agents to finish."; DeepSpeed's launcher: "[launch.py:351:main] Process 58117
     # exits successfully."; `ray job submit` when the job ended: "Job 'raysubmit_Xb7k' succeeded"
+    # MLPerf's logger at the end of a run that reached its target: ':::MLLOG {... "key":
+    # "run_stop", ... "status": "success"}'
     (re.compile(r"\bworker group successfully finished\b|\] Process \d+ exits successfully\."
-                r"|^Job '[\w-]+' succeeded\s*$"), Event.FINISHED),
+                r"|^Job '[\w-]+' succeeded\s*$"
+                r"|:::MLLOG .*\"key\": \"run_stop\".*\"status\": \"success\""), Event.FINISHED),
     # sacct's row of a job (not of a step) that ended well: "4426011  COMPLETED  2  nid..." (a
     # requeued job lists its preempted runs before), and of one that did not
     (re.compile(r"^\d+(?:_\d+)?\s+COMPLETED\s"), Event.JOB_COMPLETED),
