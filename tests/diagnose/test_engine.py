@@ -1567,6 +1567,14 @@ def test_an_mlperf_run_that_stopped_with_success_after_a_failing_line_recovered(
     assert diagnose_text(flap + stop.replace("success", "aborted")).status is Status.CAUSE_FOUND
 
 
+def test_a_ticket_s_parenthesised_remark_quoting_a_failure_is_no_failure() -> None:
+    remark = ("(left over from the previous sortie: the stack was killed with SIGKILL at the "
+              "battery swap, lock files not cleaned)\n")
+    assert diagnose_text(remark).status is Status.NO_FAILURE
+    ray = "(raylet, ip=10.0.0.7) Worker exited: killed with SIGKILL (exit code -9)\n"
+    assert diagnose_text(ray).status is not Status.NO_FAILURE
+
+
 _SACCT = "JobID           State   Restarts        NodeList ExitCode\n"
 
 

@@ -408,6 +408,22 @@ _LOOK_FOR_EXCEPTION = 2000  # failing lines judged after the first _KEEP when no
 _SHOW = 8
 
 
+def is_annotation(text: str) -> bool:
+    """Whether the line is one parenthesised remark ("(left over from the previous run: it was
+    killed with SIGKILL)", "(pasted: sacct, dmesg)"): a person's note in a ticket about the
+    log, not a line the log holds. A line that only begins with a group ("(raylet, ip=...)
+    text") is not one."""
+    stripped = text.strip()
+    if len(stripped) < 3 or stripped[0] != "(" or stripped[-1] != ")":
+        return False
+    depth = 0
+    for position, char in enumerate(stripped):
+        depth += (char == "(") - (char == ")")
+        if depth == 0 and position < len(stripped) - 1:
+            return False
+    return depth == 0
+
+
 def is_warning_level(text: str) -> bool:
     return _WARNING_LEVEL.matches(text)
 
