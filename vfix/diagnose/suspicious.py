@@ -326,6 +326,9 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|\[virtualMemoryBuffer\.cpp::resizePhysical::\d+\] Error Code 2: "
                           # the kernel's AER counters (sysfs aer_dev_fatal) when they are zero
                           r"|\bTOTAL_ERR_(?:FATAL|NONFATAL|COR) 0\b"
+                          # nvidia-mig-manager checking whether the MIG layout is applied before
+                          # it applies it (mig-parted's assert, logged at error)
+                          r"|Assertion failure: selected configuration not currently applied"
                           # a request its client cancelled (Triton's Python backend: "Failed to
                           # process the request(s) for model ..., message: TritonModelException:
                           # Request was cancelled"): the server goes on
