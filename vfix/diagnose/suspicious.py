@@ -376,6 +376,9 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           # torch's TCPStore client's ("TCP client failed to connect/validate to
                           # host h:29500 - retrying (try=0, timeout=1800000ms, delay=1441ms)")
                           r"|\bwillRetry=1\b|\bfailed to connect/validate to host \S+ - retrying "
+                          # and a try counted against its limit, before the last ("feature store
+                          # read timeout after 150ms (retry 1/3)")
+                          r"|\((?:retry|attempt) (\d+)/(?!\1\))\d+\)"
                           # kubelet taking a pod out of its Service while it starts: a pod that
                           # never gets ready shows why elsewhere (its own errors, restarts)
                           r"|Readiness probe failed: "
