@@ -72,3 +72,16 @@ def test_transport_names(via: str, transport: str) -> None:
 
 def test_no_nccl_lines_no_summary() -> None:
     assert diagnose_text("just a line\n").nccl is None
+
+
+def test_sockets_in_a_communicator_of_several_nodes_beside_verbs_devices_leave_the_fabric() -> None:
+    log = ("gb-r01-c01:71204:71204 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"
+           "gb-r01-c01:71204:71288 [0] NCCL INFO Using network Socket\n"
+           "gb-r01-c01:71204:71288 [0] NCCL INFO comm 0x5d8e1f40 rank 0 nRanks 144 nNodes 36 "
+           "localRanks 4 localRank 0 MNNVL 1\n"
+           "$ ls /dev/infiniband\n"
+           "issm0  rdma_cm  umad0  uverbs0  uverbs1\n")
+    result = diagnose_text(log)
+    assert (result.layer, result.root_cause) == ("communication", "ib_unavailable")
+    one_node = log.replace("nRanks 144 nNodes 36", "nRanks 4 nNodes 1")
+    assert diagnose_text(one_node).root_cause == "none"

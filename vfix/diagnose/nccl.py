@@ -28,7 +28,7 @@ KEYWORDS = (
     "Using network", "NCCL WARN", "Init START", "Init COMPLETE", "Destroy COMPLETE", *_ENDED,
     _WAITING, "set by environment to", "retrying (", "last completed NCCL work",
     "Watchdog caught collective operation timeout", "NCCL_IB_HCA set", "State: Active",
-    "PORT_ACTIVE", "uverbs", "libibverbs",
+    "PORT_ACTIVE", "uverbs", "libibverbs", " nNodes ",
 )
 _MAX_WARNINGS = 10
 _MAX_RANKS = 100_000
@@ -73,7 +73,7 @@ _SHARED_SETTING = re.compile(r"\b(NCCL_PROTO|NCCL_ALGO) set by environment to (\
 _INIT = re.compile(r"rank (\d+) nranks (\d+).* Init (START|COMPLETE)")
 # A communicator's size as init reports it: "comm 0x.. rank 0 nRanks 1 nNodes 1 localRanks 1 ...",
 # "ncclCommInitRankConfig comm 0x.. rank 0 nranks 1 cudaDev 0 ..."
-_SIZE = re.compile(r"rank \d+ n[Rr]anks (\d+) (?:nNodes|cudaDev) ")
+_SIZE = re.compile(r"\brank \d+ n[Rr]anks (\d+) (?:nNodes (\d+)|cudaDev) ")
 # Where a rank sits (with the host of its line's prefix): "host:pid:tid [0] NCCL INFO
 # ncclCommInitRank comm 0x.. rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 100000 commId 0xaa.. -
 # Init START" (and "- Init COMPLETE")
@@ -160,7 +160,7 @@ def parse(text: str) -> Event | None:
         placed = (int(found.group(1)), where, _process(writer), int(found.group(2)))
         return ("complete" if found.group(3) == "COMPLETE" else "start"), placed
     if found := _SIZE.search(text):
-        return "size", int(found.group(1))
+        return "size", (int(found.group(1)), int(found.group(2) or 0))
     if found := _VERSION.search(text):
         return "version", found.group(1)
     if found := _DRIVER.search(text):
@@ -214,6 +214,7 @@ class NcclAccumulator:
         self.started: set[int] = set()
         self.completed: set[int] = set()
         self.communicator_size = 0  # the largest communicator init reported (0: none reported)
+        self.communicator_nodes = 0  # the most nodes a communicator spans, as init reported
         self.version_lines = 0  # "NCCL version" lines: one per process that set up a communicator
         self.destroyed = False  # a communicator was torn down: the run got to its end
         self.waiting_line = 0  # the last line showing work stuck at 0% (0: none)
@@ -277,7 +278,9 @@ class NcclAccumulator:
             if channel in self.channels or len(self.channels) < _MAX_CHANNELS:
                 self.channels.setdefault(channel, set()).add(transport)
         elif kind == "size":
-            self.communicator_size = max(self.communicator_size, value)
+            ranks, nodes = value
+            self.communicator_size = max(self.communicator_size, ranks)
+            self.communicator_nodes = max(self.communicator_nodes, nodes)
         elif kind == "start":
             rank, where, process, size = value
             self.communicator_size = max(self.communicator_size, size)
@@ -401,11 +404,12 @@ class NcclAccumulator:
     @property
     def sockets_beside_rdma(self) -> tuple[Evidence, Evidence] | None:
         """NCCL's choice of TCP sockets and a fabric tool's line of an RDMA device that is there,
-        when ranks talked across nodes over the sockets (channels via NET/Socket, or ranks of
-        two hosts choosing sockets): the node has a fabric that NCCL left unused (IB disabled by
-        a setting, no verbs library or RDMA devices in the container, no net plugin). The job
-        runs, many times slower."""
-        across_nodes = self.transports["NET/Socket"] or len(self._socket_hosts) > 1
+        when ranks talked across nodes over the sockets (channels via NET/Socket, ranks of two
+        hosts choosing sockets, a communicator of several nodes): the node has a fabric that
+        NCCL left unused (IB disabled by a setting, no verbs library or RDMA devices in the
+        container, no net plugin). The job runs, many times slower."""
+        across_nodes = (self.transports["NET/Socket"] or len(self._socket_hosts) > 1
+                        or self.communicator_nodes > 1)
         if self.sockets_chosen and self.rdma_port_up and across_nodes:
             return self.sockets_chosen, self.rdma_port_up
         return None
