@@ -973,9 +973,11 @@ def test_a_world_smaller_than_the_model_parallel_size_needs_more_gpus() -> None:
     assert (result.layer, result.root_cause) == ("visibility", "gpu_count_insufficient")
 
 
-def test_a_world_larger_than_the_model_parallel_size_is_a_layout_problem() -> None:
-    log = "[rank0]: RuntimeError: world_size (12) is not divisible by 8\n"
-    assert diagnose_text(log).root_cause != "gpu_count_insufficient"
+def test_a_world_that_is_no_multiple_of_the_model_parallel_size_is_short_of_gpus() -> None:
+    # 31 nodes of 8 after one was excluded, for a model-parallel size of 32
+    result = diagnose_text("[rank0]: RuntimeError: world_size (248) is not divisible by 32\n")
+    assert result.root_cause == "gpu_count_insufficient"
+    assert "7 whole model replicas of 32 and 24 GPUs over" in result.candidates[0].explanation
 
 
 def _startup_check(free: float, total: float, utilization: float) -> str:
