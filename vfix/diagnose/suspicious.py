@@ -83,6 +83,8 @@ KEYWORDS: dict[str, int] = {
     "fatal error": 2,
     "died unexpectedly": 2,
     "unexpectedly failed with exitcode": 2,  # SGLang: "Child process unexpectedly failed with ..."
+    "couldn't bind ": 2,  # llama.cpp's server: "main: couldn't bind HTTP server socket, ..."
+    "exiting due to model loading error": 2,  # and its model load failing
     "crashed during start": 2,  # Ray's raylet: a worker "not registered ... crashed during start"
     "have not registered within the timeout": 2,  # the raylet: a worker hangs in its start
     "Killed": 1,
