@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from vfix.diagnose.model import Candidate, Evidence
+from vfix.diagnose.startup_memory import taken_by_others
 
 KEYWORDS = ("MiB",)
 
@@ -110,18 +111,12 @@ class GpuMemoryHolders:
                 else largest.mib < TAKEN_SHARE * self.total_mib):
             return None
         of_total = f" of the GPU's {self.total_mib / 1024:.3g} GiB" if self.total_mib else ""
-        return Candidate.rule_cause(
-            "gpu-memory-held-by-listed-process", "resources", "stale_gpu_process",
-            failure.confidence, (failure.evidence[0], largest.evidence),
-            explanation=(f"Process {largest.pid} ({largest.name}) held {held_gib:.3g} GiB"
-                         f"{of_total} when this job ran out of GPU memory: the memory it needed "
-                         "was taken by another process (a leftover from an earlier run, a "
-                         "notebook kernel, another job on the same GPU)."),
-            fix=("Stop that process if it is a leftover (vfix's gpu_processes role lists it, "
-                 "and stops it only when told to), or run on a GPU it does not use."),
-            role="gpu_processes",
-            check="nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",
-            matches=failure.matches)
+        return taken_by_others(
+            "gpu-memory-held-by-listed-process", failure,
+            (failure.evidence[0], largest.evidence),
+            f"Process {largest.pid} ({largest.name}) held {held_gib:.3g} GiB{of_total} when this "
+            "job ran out of GPU memory: the memory it needed was taken by another process (a "
+            "leftover from an earlier run, a notebook kernel, another job on the same GPU).")
 
     def _others(self, own: set[int], gpus: set[int]) -> list[Holder]:
         """The listed processes that are neither the failing one nor its siblings: on the

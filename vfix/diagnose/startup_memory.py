@@ -106,18 +106,11 @@ def held_by_another(failure: Candidate) -> Candidate | None:
         who = (f"Process {largest[0][0]} holds" if len(held_by) == 1 else
                f"Processes {', '.join(pid for pid, _ in largest)}"
                f"{' and others' if len(held_by) > 3 else ''} hold")
-        return Candidate.rule_cause(
-            "gpu-memory-held-by-another", "resources", "stale_gpu_process", failure.confidence,
-            (evidence,),
-            explanation=(f"{who} {held:.4g} of the GPU's {total:.4g} GiB and this one "
-                         f"{own:.4g} GiB: the memory this job needed was taken by other "
-                         "processes (a leftover worker or notebook kernel, another job on the "
-                         "same GPU)."),
-            fix=("Stop that process if it is a leftover (vfix's gpu_processes role lists it, "
-                 "and stops it only when told to), or run on a GPU it does not use."),
-            role="gpu_processes",
-            check="nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",
-            matches=failure.matches)
+        return taken_by_others(
+            "gpu-memory-held-by-another", failure, (evidence,),
+            f"{who} {held:.4g} of the GPU's {total:.4g} GiB and this one {own:.4g} GiB: the "
+            "memory this job needed was taken by other processes (a leftover worker or notebook "
+            "kernel, another job on the same GPU).")
     return None
 
 
@@ -133,16 +126,22 @@ def _held_unlisted(failure: Candidate, evidence: Evidence) -> Candidate | None:
     held = total - free - own
     if held < TAKEN_SHARE * total:
         return None
+    return taken_by_others(
+        "gpu-memory-held-by-another", failure, (evidence,),
+        f"Of the GPU's {total:.4g} GiB, {free:.3g} GiB were free and this process held "
+        f"{own:.4g} GiB: other processes, which torch could not list (from a container it sees "
+        f"none of the host's), held the other {held:.4g} GiB (a leftover worker or notebook "
+        "kernel, another job on the same GPU).")
+
+
+def taken_by_others(signature: str, failure: Candidate, evidence: tuple[Evidence, ...],
+                    explanation: str) -> Candidate:
+    """stale_gpu_process for an out-of-memory `failure` whose memory other processes held."""
     return Candidate.rule_cause(
-        "gpu-memory-held-by-another", "resources", "stale_gpu_process", failure.confidence,
-        (evidence,),
-        explanation=(f"Of the GPU's {total:.4g} GiB, {free:.3g} GiB were free and this process "
-                     f"held {own:.4g} GiB: other processes, which torch could not list (from a "
-                     f"container it sees none of the host's), held the other {held:.4g} GiB (a "
-                     "leftover worker or notebook kernel, another job on the same GPU)."),
-        fix=("Find them with nvidia-smi on the host and stop the ones that are leftovers "
-             "(vfix's gpu_processes role lists them, and stops them only when told to), or "
-             "run on a GPU they do not use."),
+        signature, "resources", "stale_gpu_process", failure.confidence, evidence,
+        explanation=explanation,
+        fix=("Stop the processes that are leftovers (vfix's gpu_processes role lists them, "
+             "and stops them only when told to), or run on a GPU they do not use."),
         role="gpu_processes",
         check="nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",
         matches=failure.matches)

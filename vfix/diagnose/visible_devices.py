@@ -49,16 +49,12 @@ def uuid_missing(named: dict[str, Evidence], present: set[str]) -> Candidate | N
         return None
     for uuid, evidence in named.items():
         if not any(gpu.startswith(uuid) for gpu in present):
-            return Candidate.rule_cause(
-                "visible-devices-uuid-missing", "visibility", "cuda_visible_devices_invalid",
-                0.85, (evidence,),
-                explanation=(f"CUDA_VISIBLE_DEVICES names {uuid}, which no GPU of this node has "
-                             f"(nvidia-smi lists {', '.join(sorted(present))}): the process sees "
-                             "no GPU there, so it fails or runs on the CPU. The GPU was replaced, "
-                             "or the setting was copied from another node."),
-                fix=("Set CUDA_VISIBLE_DEVICES to a UUID nvidia-smi -L lists on this node, or "
-                     "to an index, or unset it."),
-                check="nvidia-smi -L against the service's environment (systemctl cat, the pod)")
+            return _names_missing_gpu(
+                "visible-devices-uuid-missing", evidence,
+                f"CUDA_VISIBLE_DEVICES names {uuid}, which no GPU of this node has (nvidia-smi "
+                f"lists {', '.join(sorted(present))}): the process sees no GPU there, so it "
+                "fails or runs on the CPU. The GPU was replaced, or the setting was copied from "
+                "another node.")
     return None
 
 
@@ -77,15 +73,20 @@ def named_missing(top: Candidate, listed_devices: int) -> Candidate | None:
         found = _SEEN.search(line.text)
         if found and 0 < int(found["seen"]) < listed_devices:
             seen = int(found["seen"])
-            return Candidate.rule_cause(
-                "visible-devices-name-missing-gpu", "visibility", "cuda_visible_devices_invalid",
-                0.85, (line,),
-                explanation=(f"CUDA_VISIBLE_DEVICES names {listed_devices} devices but the "
-                             f"process saw {seen}: CUDA stops at the first entry that names no "
-                             "GPU of this node, so the rest are lost. The node may well have the "
-                             "GPUs; the list (copied from another node?) is wrong."),
-                fix=("Set CUDA_VISIBLE_DEVICES to indices or UUIDs this node has "
-                     "(nvidia-smi -L), or unset it."),
-                check=("nvidia-smi -L against the CUDA_VISIBLE_DEVICES of the service "
-                       "(systemctl cat, the pod's env)"))
+            return _names_missing_gpu(
+                "visible-devices-name-missing-gpu", line,
+                f"CUDA_VISIBLE_DEVICES names {listed_devices} devices but the process saw "
+                f"{seen}: CUDA stops at the first entry that names no GPU of this node, so the "
+                "rest are lost. The node may well have the GPUs; the list (copied from another "
+                "node?) is wrong.")
     return None
+
+
+def _names_missing_gpu(signature: str, evidence: Evidence, explanation: str) -> Candidate:
+    return Candidate.rule_cause(
+        signature, "visibility", "cuda_visible_devices_invalid", 0.85, (evidence,),
+        explanation=explanation,
+        fix=("Set CUDA_VISIBLE_DEVICES to indices or UUIDs this node has (nvidia-smi -L), or "
+             "unset it."),
+        check=("nvidia-smi -L against the CUDA_VISIBLE_DEVICES of the service (systemctl cat, "
+               "the pod's env)"))
