@@ -463,7 +463,7 @@ def _slowdown(accumulator: nccl.NcclAccumulator, facts: node_facts.NodeFacts,
         return nccl_rules.slow_rail_candidate(*slow), None  # one rail at a fraction of the rest
     if slow_port := facts.ports.slow_port():
         return slow_port, None  # the same, seen by a fabric tool (ibstat)
-    if not_here := visible_devices.uuid_missing(facts.named_uuids, facts.present_uuids):
+    if not_here := facts.uuids.missing():
         return not_here, None  # a GPU named by the UUID of a card this node no longer has
     if no_peers := facts.p2p.unsupported():
         return no_peers, None  # GPUs copying through host memory, seen by nvidia-smi topo -p2p

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from vfix.diagnose.model import Candidate, Evidence
-from vfix.diagnose.startup_memory import taken_by_others
+from vfix.diagnose.startup_memory import TAKEN_SHARE, taken_by_others
 
 KEYWORDS = ("MiB",)
 
@@ -37,7 +37,6 @@ _OWN_PID = re.compile(r"\[(\d{2,})\]|\bpid[=: ]\s*(\d+)|\bPID[=: ]?\s*(\d+)"
                       r"|^\S+:(\d+):\d+ \[\d+\]")  # NCCL's "host:pid:tid [dev]"
 _FAILED_GPU = re.compile(r"\bGPU[= ]?(\d+)\b|\bcuda:(\d+)|\bdevice (\d+)\b")
 
-TAKEN_SHARE = 0.25  # of the GPU: as torch's own list of processes is read (startup_memory)
 _TAKEN_GIB = 16.0  # when no total was listed
 _MAX_ROWS = 256
 

@@ -1,9 +1,9 @@
 """What a log tells about its nodes and its job's set-up beside its failures, gathered line by
 line for the rules weighed after the signatures: the rendezvous address the ranks were given
-(`firewall`), the longest CUDA_VISIBLE_DEVICES list (`visible_devices`), the GPUs' power
-limits and clocks event reasons (`gpu_state`), the rates of the IB ports (`port_rates`) and the
-GPU pairs without peer-to-peer access (`p2p_status`) and the processes nvidia-smi listed on
-the GPUs (`gpu_memory_holders`)."""
+(`firewall`), the longest CUDA_VISIBLE_DEVICES list and the GPU UUIDs it names beside those
+nvidia-smi lists (`visible_devices`), the GPUs' power limits and clocks event reasons
+(`gpu_state`), the rates of the IB ports (`port_rates`), the GPU pairs without peer-to-peer
+access (`p2p_status`) and the processes nvidia-smi listed on the GPUs (`gpu_memory_holders`)."""
 
 from __future__ import annotations
 
@@ -41,10 +41,9 @@ class LineFacts(NamedTuple):
 
 
 def read(text: str) -> LineFacts | None:
-    uuids = visible_devices.uuids(text)
     facts = LineFacts(firewall.rendezvous_address(text), visible_devices.listed(text),
                       gpu_state.read(text), port_rates.read(text), p2p_status.read(text),
-                      uuids if any(uuids) else None, gpu_memory_holders.read(text))
+                      visible_devices.uuids(text), gpu_memory_holders.read(text))
     return facts if any(facts) else None
 
 
@@ -59,21 +58,14 @@ class NodeFacts:
     p2p: p2p_status.P2pStatus = field(default_factory=p2p_status.P2pStatus)
     memory_holders: gpu_memory_holders.GpuMemoryHolders = field(
         default_factory=gpu_memory_holders.GpuMemoryHolders)
-    named_uuids: dict[str, Evidence] = field(default_factory=dict)  # in CUDA_VISIBLE_DEVICES
-    present_uuids: set[str] = field(default_factory=set)  # of the GPUs nvidia-smi listed
+    uuids: visible_devices.GpuUuids = field(default_factory=visible_devices.GpuUuids)
 
     def add(self, line: int, text: str, facts: LineFacts) -> None:
         if facts.rendezvous and len(self.rendezvous) < firewall.MAX_ADDRESSES:
             self.rendezvous.add(facts.rendezvous)
         self.listed_devices = max(self.listed_devices, facts.visible_devices)
-        if facts.uuids is not None:
-            named, present = facts.uuids
-            for uuid in named:
-                self.named_uuids.setdefault(uuid, Evidence(line, text, line_source(text)))
-            if present is not None:
-                self.present_uuids.add(present)
         if (facts.gpu is not None or facts.port is not None or facts.p2p is not None
-                or facts.gpu_memory is not None):
+                or facts.uuids is not None or facts.gpu_memory is not None):
             evidence = Evidence(line, text, line_source(text))
             if facts.gpu is not None:
                 self.gpus.add(evidence, facts.gpu)
@@ -81,5 +73,7 @@ class NodeFacts:
                 self.ports.add(evidence, facts.port)
             if facts.p2p is not None:
                 self.p2p.add(evidence, facts.p2p)
+            if facts.uuids is not None:
+                self.uuids.add(evidence, facts.uuids)
             if facts.gpu_memory is not None:
                 self.memory_holders.add(evidence, facts.gpu_memory)

@@ -297,7 +297,7 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|ncclOsDlsym failed on gdr_"
                           # the subnet manager's own events, which leave the link up (a new
                           # master SM asking ports to reregister)
-                          r"|Got (?:non-fatal |error )?async (?:error )?event ?: "
+                          r"|Got (?:non-fatal )?async (?:error )?event ?: "
                           r"(?:client reregist|SM change)"
                           # aws-ofi-nccl without its tuner's platform data: NCCL's own tuning
                           r"|Not configuring NCCL_TUNER_PLUGIN|Unable to configure tuner"

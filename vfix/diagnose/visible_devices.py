@@ -13,6 +13,7 @@ or fails to find one.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from vfix.diagnose.model import Candidate, Evidence
 
@@ -33,29 +34,46 @@ _PRESENT_UUID = re.compile(r"\(UUID: (?P<uuid>(?:GPU|MIG)-[0-9a-fA-F-]+)\)"
                            r"|\bGPU UUID\s*: (?P<q>GPU-[0-9a-fA-F-]+)")
 
 
-def uuids(text: str) -> tuple[tuple[str, ...], str | None]:
-    """The UUIDs a line sets CUDA_VISIBLE_DEVICES to, and the UUID of a GPU it lists."""
+def uuids(text: str) -> tuple[tuple[str, ...], str | None] | None:
+    """The UUIDs a line sets CUDA_VISIBLE_DEVICES to, and the UUID of a GPU it lists; None when
+    it does neither."""
     found = _LIST.search(text)
     named = tuple(entry for entry in found["list"].split(",")
                   if entry.startswith(("GPU-", "MIG-"))) if found else ()
     present = _PRESENT_UUID.search(text)
-    return named, (present["uuid"] or present["q"]) if present else None
+    listed_uuid = (present["uuid"] or present["q"]) if present else None
+    return (named, listed_uuid) if named or listed_uuid else None
 
 
-def uuid_missing(named: dict[str, Evidence], present: set[str]) -> Candidate | None:
-    """cuda_visible_devices_invalid when CUDA_VISIBLE_DEVICES names a UUID (or a prefix of one,
-    as CUDA accepts) that none of the GPUs nvidia-smi listed has."""
-    if not present:
+@dataclass(slots=True)
+class GpuUuids:
+    """The UUIDs CUDA_VISIBLE_DEVICES names (with the first line naming each) and those of the
+    GPUs nvidia-smi lists."""
+
+    named: dict[str, Evidence] = field(default_factory=dict)
+    present: set[str] = field(default_factory=set)
+
+    def add(self, evidence: Evidence, reading: tuple[tuple[str, ...], str | None]) -> None:
+        named, present = reading
+        for uuid in named:
+            self.named.setdefault(uuid, evidence)
+        if present is not None:
+            self.present.add(present)
+
+    def missing(self) -> Candidate | None:
+        """cuda_visible_devices_invalid when CUDA_VISIBLE_DEVICES names a UUID (or a prefix of
+        one, as CUDA accepts) that none of the GPUs nvidia-smi listed has."""
+        if not self.present:
+            return None
+        for uuid, evidence in self.named.items():
+            if not any(gpu.startswith(uuid) for gpu in self.present):
+                return _names_missing_gpu(
+                    "visible-devices-uuid-missing", evidence,
+                    f"CUDA_VISIBLE_DEVICES names {uuid}, which no GPU of this node has "
+                    f"(nvidia-smi lists {', '.join(sorted(self.present))}): the process sees "
+                    "no GPU there, so it fails or runs on the CPU. The GPU was replaced, or the "
+                    "setting was copied from another node.")
         return None
-    for uuid, evidence in named.items():
-        if not any(gpu.startswith(uuid) for gpu in present):
-            return _names_missing_gpu(
-                "visible-devices-uuid-missing", evidence,
-                f"CUDA_VISIBLE_DEVICES names {uuid}, which no GPU of this node has (nvidia-smi "
-                f"lists {', '.join(sorted(present))}): the process sees no GPU there, so it "
-                "fails or runs on the CPU. The GPU was replaced, or the setting was copied from "
-                "another node.")
-    return None
 
 
 def listed(text: str) -> int:
