@@ -27,12 +27,10 @@ _TORCH_OOM = re.compile(r"total capac\w* of (?P<total>[\d.]+) GiB of which .*?"
 _OWN = re.compile(r"this process has (?P<own>[\d.]+) (?P<own_unit>[KMG]iB)"
                   r"|Of the allocated memory (?P<allocated>[\d.]+) (?P<allocated_unit>[KMG]iB) is "
                   r"allocated by PyTorch, and (?P<reserved>[\d.]+) (?P<reserved_unit>[KMG]iB)")
-# torch's message without the list: "GPU 0 has a total capacity of 79.25 GiB of which 21.75 MiB
-# is free. Including non-PyTorch memory, this process has 6.02 GiB memory in use."
-_TORCH_OOM_UNLISTED = re.compile(
-    r"total capac\w* of (?P<total>[\d.]+) GiB of which (?P<free>[\d.]+) (?P<free_unit>[KMG]iB) "
-    r"is free\. (?:Including non-PyTorch memory, )?this process has (?P<own>[\d.]+) "
-    r"(?P<own_unit>[KMG]iB) memory in use")
+# what torch's message says was free; without the process list (from a container it sees none
+# of the host's), what is neither free nor this process's is held by others
+_FREE = re.compile(r"total capac\w* of (?P<total>[\d.]+) GiB of which (?P<free>[\d.]+) "
+                   r"(?P<free_unit>[KMG]iB) is free")
 _PROCESS = re.compile(r"Process (?P<pid>\d+) has (?P<size>[\d.]+) (?P<unit>[KMG]iB)")
 # another process holding this share of the GPU or more took what the job sized for
 TAKEN_SHARE = 0.25
@@ -117,12 +115,13 @@ def held_by_another(failure: Candidate) -> Candidate | None:
 def _held_unlisted(failure: Candidate, evidence: Evidence) -> Candidate | None:
     """The same when torch lists no process (in a container it sees none of the host's): what
     neither is free nor this process's is held by others."""
-    found = _TORCH_OOM_UNLISTED.search(evidence.text)
-    if found is None:
+    found = _FREE.search(evidence.text)
+    share = _own_share(evidence.text)
+    if found is None or share is None or not share[1]:
         return None
     total = float(found["total"])
     free = float(found["free"]) * _GIB[found["free_unit"]]
-    own = float(found["own"]) * _GIB[found["own_unit"]]
+    own = share[0]
     held = total - free - own
     if held < TAKEN_SHARE * total:
         return None

@@ -416,12 +416,19 @@ _LOOK_FOR_EXCEPTION = 2000  # failing lines judged after the first _KEEP when no
 _SHOW = 8
 
 
+# a heading in a ticket, above or between the pasted logs: "## dmesg", "### MT-OPS-5537
+# marian-server won't restart ...", "Ticket CG-7740 - tenant t-60318: \"saw out of memory\""
+_NOTE_HEADING = re.compile(r"#{2,} |(?:Ticket|TICKET|Incident|INCIDENT)\s+#?[A-Z]*-?\d+\b")
+
+
 def is_annotation(text: str) -> bool:
     """Whether the line is one parenthesised remark ("(left over from the previous run: it was
     killed with SIGKILL)", "(pasted: sacct, dmesg)"): a person's note in a ticket about the
     log, not a line the log holds. A line that only begins with a group ("(raylet, ip=...)
     text") is not one."""
     stripped = text.strip()
+    if _NOTE_HEADING.match(stripped):
+        return True
     if len(stripped) < 3 or stripped[0] != "(" or stripped[-1] != ")":
         return False
     depth = 0
@@ -460,7 +467,6 @@ def is_benign(text: str) -> bool:
 # A heading a person wrote above pasted output ("## DC log: a technician reseated the cable"):
 # prose about the failure, not a line the failing program printed. (One "#" starts nccl-tests'
 # own lines, "# error: ..." among them.)
-_NOTE_HEADING = re.compile(r"#{2,} ")
 
 
 def _judge(line: int, text: str, score: int) -> tuple[int, int, str] | None:
@@ -470,7 +476,7 @@ def _judge(line: int, text: str, score: int) -> tuple[int, int, str] | None:
     benign = _COMMAND_ECHO.match(text) is not None or (
         is_benign(text) and ("NCCL WARN" not in text or _RUN_GOES_ON.search(text) is not None))
     if (benign or _BACKTRACE_FRAME.match(text) or _PYTHON_WARNING.search(text)
-            or _NOTE_HEADING.match(text)):
+            or is_annotation(text)):
         return None
     # Score 0: the keywords that found the line are not in its text (those that end on the
     # newline: "Error\n") or only find candidates (PREFIX_KEYWORDS, NVRM's, a tool's "Couldn't ").
