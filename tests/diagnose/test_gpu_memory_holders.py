@@ -59,3 +59,40 @@ def test_the_job_s_other_ranks_or_an_unknown_failing_process_are_not_blamed() ->
     assert diagnose_text(nccl_oom + ranks).root_cause == "gpu_oom"
     no_pid = "RuntimeError: CUDA error: out of memory\n"
     assert diagnose_text(no_pid + "1802233, python3, 32290 MiB\n").root_cause == "gpu_oom"
+
+
+_MARIAN_OOM = ("[2026-12-08 16:12:10] Error: CUDA error 2 'out of memory' - "
+               "/opt/marian/src/tensors/gpu/device.cu:32: cudaMalloc(&data_, size)\n")
+
+
+def test_a_ps_row_with_init_as_parent_is_read_as_an_orphan() -> None:
+    orphan = gpu_memory_holders.Orphan
+    assert gpu_memory_holders.read(
+        "1640552       1  2-03:41:18 Sl   /opt/marian/bin/marian-server --port 8085") == orphan(
+        1640552)
+    assert gpu_memory_holders.read(
+        "1850337       1 Dl   Sun Dec  7 22:40:03 2026 /scratch/bin/rtm3d.x") == orphan(1850337)
+    assert gpu_memory_holders.read(
+        "gitlab-+ 2214871       1  0 Dec08 ?        00:12:01 /opt/tritonserver/bin/tritonserver"
+    ) == orphan(2214871)
+    for not_an_orphan in ("1640552  918244  2-03:41:18 Sl   /opt/marian/bin/marian-server",
+                          "           8             2     float     sum      -1    1 ",
+                          "    PID    PPID     ELAPSED STAT COMMAND"):
+        assert not isinstance(gpu_memory_holders.read(not_an_orphan), gpu_memory_holders.Orphan)
+
+
+def test_an_orphan_holding_the_gpu_took_its_memory_though_the_failing_pid_is_unknown() -> None:
+    table = _row(0, 1640552, "/opt/marian/bin/marian-server", 40218) + _row(
+        1, 1702219, "python3", 24400)
+    ps = "1640552       1  2-03:41:18 Sl   /opt/marian/bin/marian-server --port 8085\n"
+    assert diagnose_text(_MARIAN_OOM + table).root_cause == "gpu_oom"  # whose is it?
+    result = diagnose_text(_MARIAN_OOM + table + ps)
+    assert result.root_cause == "stale_gpu_process"
+    assert "Process 1640552" in result.candidates[0].explanation
+
+
+def test_an_orphan_on_another_gpu_than_the_failing_one_is_not_blamed() -> None:
+    oom = "RuntimeError: CUDA out of memory on device 0\n"
+    table = _row(1, 1640552, "python3", 40218)
+    ps = "1640552       1  2-03:41:18 Sl   python3 serve.py\n"
+    assert diagnose_text(oom + table + ps).root_cause == "gpu_oom"

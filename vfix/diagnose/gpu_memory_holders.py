@@ -9,7 +9,9 @@ The failing process is known by the PIDs its lines carry ("neuro-seg[2291]", "pi
 NCCL's "host:pid:tid"); without them nothing is said, since the table may list the failing
 process itself. Of the table's processes, only those on the failing GPU count (named by the
 error, "GPU=0", or the row of the failing process), and in a list without GPUs only those of
-another name than the failing process's (not the job's other ranks).
+another name than the failing process's (not the job's other ranks). A listed process that
+`ps` shows re-parented to init (PPID 1: its launcher, a shell or a batch job, is gone) counts
+whatever the failing process's PIDs: an orphan from an earlier run is no rank of this one.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import NamedTuple
 from vfix.diagnose.model import Candidate, Evidence
 from vfix.diagnose.startup_memory import TAKEN_SHARE, taken_by_others
 
-KEYWORDS = ("MiB",)
+KEYWORDS = ("MiB", "    1 ")  # the second: a `ps` row with PPID 1, right-aligned in its column
 
 # nvidia-smi's process table: GPU, GI, CI, PID, type, name, memory
 _TABLE_ROW = re.compile(r"\|\s+(?P<gpu>\d+)\s+(?:N/A|\d+)\s+(?:N/A|\d+)\s+(?P<pid>\d+)\s+"
@@ -36,6 +38,13 @@ _CSV_ID = re.compile(r"^(?:GPU-[0-9a-fA-F-]+|[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-
 _OWN_PID = re.compile(r"\[(\d{2,})\]|\bpid[=: ]\s*(\d+)|\bPID[=: ]?\s*(\d+)"
                       r"|^\S+:(\d+):\d+ \[\d+\]")  # NCCL's "host:pid:tid [dev]"
 _FAILED_GPU = re.compile(r"\bGPU[= ]?(\d+)\b|\bcuda:(\d+)|\bdevice (\d+)\b")
+
+# a `ps` row of a process whose parent is init: "1640552       1  2-03:41:18 Sl   /opt/...",
+# "gitlab-+ 2214871       1  0 Dec08 ?  00:12:01 /opt/tritonserver/bin/tritonserver"; PID and
+# PPID, then the elapsed time, a state, ps -ef's C column or a user
+_ORPHAN = re.compile(r"^\s*(?:[a-z_][\w.+-]*\s+)?(?P<pid>\d{3,})\s{2,}1\s+"
+                     r"(?:(?:\d+-)?\d{1,2}:\d\d\b|[RSDZTIW][sl<NL+]*\s|\d{1,3}\s+\S"
+                     r"|[a-z_][\w.+-]*\s+/)")
 
 _TAKEN_GIB = 16.0  # when no total was listed
 _MAX_ROWS = 256
@@ -52,8 +61,15 @@ class Holder(NamedTuple):
     evidence: Evidence
 
 
-def read(text: str) -> tuple[int | None, int, str, int] | int | None:
-    """A process row (GPU or None, PID, name, MiB) or a GPU's total memory in MiB."""
+class Orphan(NamedTuple):
+    pid: int
+
+
+def read(text: str) -> tuple[int | None, int, str, int] | int | Orphan | None:
+    """A process row (GPU or None, PID, name, MiB), a GPU's total memory in MiB, or the PID of
+    a process re-parented to init."""
+    if orphan := _ORPHAN.match(text):
+        return Orphan(int(orphan["pid"]))
     if row := _TABLE_ROW.search(text):
         return int(row["gpu"]), int(row["pid"]), row["name"], int(row["mib"])
     if usage := _TABLE_USAGE.search(text):
@@ -84,9 +100,14 @@ class GpuMemoryHolders:
 
     holders: list[Holder] = field(default_factory=list)
     total_mib: int = 0
+    orphans: set[int] = field(default_factory=set)
 
-    def add(self, evidence: Evidence, reading: tuple[int | None, int, str, int] | int) -> None:
-        if isinstance(reading, int):
+    def add(self, evidence: Evidence,
+            reading: tuple[int | None, int, str, int] | int | Orphan) -> None:
+        if isinstance(reading, Orphan):
+            if len(self.orphans) < _MAX_ROWS:
+                self.orphans.add(reading.pid)
+        elif isinstance(reading, int):
             self.total_mib = max(self.total_mib, reading)
         elif len(self.holders) < _MAX_ROWS:
             self.holders.append(Holder(*reading, evidence))
@@ -121,7 +142,11 @@ class GpuMemoryHolders:
         """The listed processes that are neither the failing one nor its siblings: on the
         failing GPU (named by the error, or the one the failing process is listed on) when the
         table gives GPUs; else not of the failing process's name (a job's other ranks). Nothing
-        when the failing process is not known by its PID."""
+        when the failing process is not known by its PID, but for orphans (on the failing GPU
+        when the error names it)."""
+        if not own:
+            return [holder for holder in self.holders if holder.pid in self.orphans
+                    and (not gpus or holder.gpu is None or holder.gpu in gpus)]
         own_rows = [holder for holder in self.holders if holder.pid in own]
         if any(holder.gpu is not None for holder in self.holders):
             gpus = gpus | {holder.gpu for holder in own_rows if holder.gpu is not None}

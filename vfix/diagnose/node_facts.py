@@ -37,7 +37,7 @@ class LineFacts(NamedTuple):
     port: port_rates.Reading | None
     p2p: tuple[str, str] | None
     uuids: tuple[tuple[str, ...], str | None] | None  # named in CUDA_VISIBLE_DEVICES, listed
-    gpu_memory: tuple[int | None, int, str, int] | int | None
+    gpu_memory: tuple[int | None, int, str, int] | int | gpu_memory_holders.Orphan | None
 
 
 def read(text: str) -> LineFacts | None:

@@ -419,7 +419,8 @@ _SHOW = 8
 # a heading in a ticket, above or between the pasted logs: "## dmesg", "### MT-OPS-5537
 # marian-server won't restart ...", "Ticket CG-7740 - tenant t-60318: \"saw out of memory\"",
 # "[INC-26-4487] job dies in MPI_Bcast", "EA-CHANGE 1187 verification: ..."
-_NOTE_HEADING = re.compile(r"#{2,} |(?:Ticket|TICKET|Incident|INCIDENT|CHANGE|Change)\s+#?[A-Z]*-?\d+\b"
+_NOTE_HEADING = re.compile(r"#{2,} "
+                           r"|(?:Ticket|TICKET|Incident|INCIDENT|CHANGE|Change)\s+#?[A-Z]*-?\d+\b"
                            r"|\[?[A-Z]{2,}(?:-[A-Z0-9]+)*(?:-\d{3,}|-[A-Z]+ \d{3,})(?:\]|:? )")
 
 
