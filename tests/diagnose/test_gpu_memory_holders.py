@@ -96,3 +96,12 @@ def test_an_orphan_on_another_gpu_than_the_failing_one_is_not_blamed() -> None:
     table = _row(1, 1640552, "python3", 40218)
     ps = "1640552       1  2-03:41:18 Sl   python3 serve.py\n"
     assert diagnose_text(oom + table + ps).root_cause == "gpu_oom"
+
+
+def test_any_process_but_dcgm_s_own_took_the_memory_its_diagnostic_could_not_allocate() -> None:
+    dcgm = ("| Warning: GPU0             | Couldn't allocate at least 75.0% of GPU memory on GPU 0 "
+            "Please check for other processes or workloads running on the GPU. |\n")
+    assert diagnose_text(dcgm + "318842, /usr/libexec/datacenter-gpu-manager-4/plugins/nvvs, "
+                         "61000 MiB\n").root_cause == "gpu_oom"
+    result = diagnose_text(dcgm + "318842, /opt/gpu-burn/gpu_burn, 73188 MiB\n")
+    assert result.root_cause == "stale_gpu_process"

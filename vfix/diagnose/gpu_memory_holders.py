@@ -11,7 +11,8 @@ process itself. Of the table's processes, only those on the failing GPU count (n
 error, "GPU=0", or the row of the failing process), and in a list without GPUs only those of
 another name than the failing process's (not the job's other ranks). A listed process that
 `ps` shows re-parented to init (PPID 1: its launcher, a shell or a batch job, is gone) counts
-whatever the failing process's PIDs: an orphan from an earlier run is no rank of this one.
+whatever the failing process's PIDs: an orphan from an earlier run is no rank of this one. So
+does any process but its own beside DCGM's diagnostic that could not allocate the GPU's memory.
 """
 
 from __future__ import annotations
@@ -45,6 +46,11 @@ _FAILED_GPU = re.compile(r"\bGPU[= ]?(\d+)\b|\bcuda:(\d+)|\bdevice (\d+)\b")
 _ORPHAN = re.compile(r"^\s*(?:[a-z_][\w.+-]*\s+)?(?P<pid>\d{3,})\s{2,}1\s+"
                      r"(?:(?:\d+-)?\d{1,2}:\d\d\b|[RSDZTIW][sl<NL+]*\s|\d{1,3}\s+\S"
                      r"|[a-z_][\w.+-]*\s+/)")
+
+# DCGM's diagnostic that could not allocate the GPU's memory, and its own processes: what else
+# is listed on the GPU holds what it wanted
+_SEES_OTHERS = re.compile(r"Please check for other processes")
+_DIAGNOSTIC = re.compile(r"\b(?:nvvs|dcgm\w*|nv-hostengine)\b")
 
 _TAKEN_GIB = 16.0  # when no total was listed
 _MAX_ROWS = 256
@@ -122,7 +128,7 @@ class GpuMemoryHolders:
                for pid in found.groups() if pid}
         gpus = {int(gpu) for text in texts for found in _FAILED_GPU.finditer(text)
                 for gpu in found.groups() if gpu}
-        others = self._others(own, gpus)
+        others = self._others(own, gpus, any(_SEES_OTHERS.search(text) for text in texts))
         if not others:
             return None
         largest = max(others, key=lambda holder: holder.mib)
@@ -138,14 +144,17 @@ class GpuMemoryHolders:
             "job ran out of GPU memory: the memory it needed was taken by another process (a "
             "leftover from an earlier run, a notebook kernel, another job on the same GPU).")
 
-    def _others(self, own: set[int], gpus: set[int]) -> list[Holder]:
+    def _others(self, own: set[int], gpus: set[int], by_a_diagnostic: bool) -> list[Holder]:
         """The listed processes that are neither the failing one nor its siblings: on the
         failing GPU (named by the error, or the one the failing process is listed on) when the
         table gives GPUs; else not of the failing process's name (a job's other ranks). Nothing
-        when the failing process is not known by its PID, but for orphans (on the failing GPU
-        when the error names it)."""
+        when the failing process is not known by its PID, but for orphans and, when DCGM's
+        diagnostic failed, any process but its own (on the failing GPU when the error names
+        it)."""
         if not own:
-            return [holder for holder in self.holders if holder.pid in self.orphans
+            return [holder for holder in self.holders
+                    if (holder.pid in self.orphans
+                        or (by_a_diagnostic and not _DIAGNOSTIC.search(holder.name)))
                     and (not gpus or holder.gpu is None or holder.gpu in gpus)]
         own_rows = [holder for holder in self.holders if holder.pid in own]
         if any(holder.gpu is not None for holder in self.holders):
