@@ -1577,6 +1577,18 @@ def test_a_ticket_s_parenthesised_remark_quoting_a_failure_is_no_failure() -> No
     assert diagnose_text(ray).status is not Status.NO_FAILURE
 
 
+@pytest.mark.parametrize("heading", [
+    '### MT-OPS-5537  marian-server won\'t restart; "CUDA out of memory" on a 40GB A100??',
+    'Ticket CG-7740 - tenant t-60318: "saw out of memory in the log, is the GPU faulty?"',
+    '[INC-26-4487] job dies in MPI_Bcast: "Fatal error in PMPI_Bcast: Message truncated"',
+    'EA-CHANGE 1187 verification: the second instance logs an "Address already in use"',
+])
+def test_a_ticket_s_heading_quoting_a_failure_is_no_failure(heading: str) -> None:
+    assert diagnose_text(heading + "\n").status is Status.NO_FAILURE
+    hostname = "ISTD-2100000569:1422836:1422836 [0] init.cc:943 NCCL WARN Duplicate GPU detected"
+    assert diagnose_text(hostname + "\n").status is not Status.NO_FAILURE
+
+
 _SACCT = "JobID           State   Restarts        NodeList ExitCode\n"
 
 

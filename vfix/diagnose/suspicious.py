@@ -416,19 +416,21 @@ _LOOK_FOR_EXCEPTION = 2000  # failing lines judged after the first _KEEP when no
 _SHOW = 8
 
 
-# a heading in a ticket, above or between the pasted logs: "## dmesg", "### MT-OPS-5537
-# marian-server won't restart ...", "Ticket CG-7740 - tenant t-60318: \"saw out of memory\"",
-# "[INC-26-4487] job dies in MPI_Bcast", "EA-CHANGE 1187 verification: ..."
+# A heading a person wrote in a ticket, above or between the pasted logs: prose about the
+# failure, not a line the failing program printed ("## DC log: a technician reseated the cable",
+# "### MT-OPS-5537 marian-server won't restart", "Ticket CG-7740 - tenant t-60318: \"saw out of
+# memory\"", "[INC-26-4487] job dies in MPI_Bcast", "EA-CHANGE 1187 verification: ..."). One "#"
+# starts nccl-tests' own lines, "# error: ..." among them.
 _NOTE_HEADING = re.compile(r"#{2,} "
                            r"|(?:Ticket|TICKET|Incident|INCIDENT|CHANGE|Change)\s+#?[A-Z]*-?\d+\b"
                            r"|\[?[A-Z]{2,}(?:-[A-Z0-9]+)*(?:-\d{3,}|-[A-Z]+ \d{3,})(?:\]|:? )")
 
 
 def is_annotation(text: str) -> bool:
-    """Whether the line is one parenthesised remark ("(left over from the previous run: it was
-    killed with SIGKILL)", "(pasted: sacct, dmesg)"): a person's note in a ticket about the
-    log, not a line the log holds. A line that only begins with a group ("(raylet, ip=...)
-    text") is not one."""
+    """Whether the line is a ticket's heading (`_NOTE_HEADING`) or one parenthesised remark
+    ("(left over from the previous run: it was killed with SIGKILL)", "(pasted: sacct,
+    dmesg)"): a person's note in a ticket about the log, not a line the log holds. A line that
+    only begins with a group ("(raylet, ip=...) text") is not one."""
     stripped = text.strip()
     if _NOTE_HEADING.match(stripped):
         return True
@@ -465,11 +467,6 @@ def is_benign(text: str) -> bool:
             or went_on(text)
             or _DEPRECATION.search(text) is not None
             or _COMMAND_ECHO.match(text) is not None)
-
-
-# A heading a person wrote above pasted output ("## DC log: a technician reseated the cable"):
-# prose about the failure, not a line the failing program printed. (One "#" starts nccl-tests'
-# own lines, "# error: ..." among them.)
 
 
 def _judge(line: int, text: str, score: int) -> tuple[int, int, str] | None:
