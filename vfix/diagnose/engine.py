@@ -455,8 +455,10 @@ def _fell_back(hint: Candidate, summary: NcclSummary | None) -> bool:
 
 def _slowdown(accumulator: nccl.NcclAccumulator, facts: node_facts.NodeFacts,
               candidates: list[Candidate]) -> tuple[Candidate, Candidate | None] | None:
-    """Why a run nothing failed in went slower, and the hint that cause was promoted from, if
-    it was one; None when nothing slowed it."""
+    """Why a run nothing failed in went slower (or measured nothing), and the hint that cause
+    was promoted from, if it was one; None when nothing slowed it."""
+    if alone := facts.nccl_tests_ranks.ran_alone():
+        return alone, None  # nccl-tests' processes each a world of one: no GPUs talked
     if unmatched := accumulator.unmatched_hcas:
         return nccl_rules.unmatched_hca_candidate(*unmatched), None  # a rail left unused
     if slow := accumulator.slow_rail:

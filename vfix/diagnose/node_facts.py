@@ -3,7 +3,8 @@ line for the rules weighed after the signatures: the rendezvous address the rank
 (`firewall`), the longest CUDA_VISIBLE_DEVICES list and the GPU UUIDs it names beside those
 nvidia-smi lists (`visible_devices`), the GPUs' power limits and clocks event reasons
 (`gpu_state`), the rates of the IB ports (`port_rates`), the GPU pairs without peer-to-peer
-access (`p2p_status`) and the processes nvidia-smi listed on the GPUs (`gpu_memory_holders`)."""
+access (`p2p_status`), the processes nvidia-smi listed on the GPUs (`gpu_memory_holders`) and
+the ranks nccl-tests listed (`nccl_tests_ranks`)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from vfix.diagnose import (
     firewall,
     gpu_memory_holders,
     gpu_state,
+    nccl_tests_ranks,
     p2p_status,
     port_rates,
     visible_devices,
@@ -25,7 +27,7 @@ from vfix.diagnose.sources import line_source
 # FOLDED_KEYWORDS match in any letter case.
 FOLDED_KEYWORDS = firewall.KEYWORDS
 KEYWORDS = (*visible_devices.KEYWORDS, *gpu_state.KEYWORDS, *port_rates.KEYWORDS,
-            *p2p_status.KEYWORDS, *gpu_memory_holders.KEYWORDS)
+            *p2p_status.KEYWORDS, *gpu_memory_holders.KEYWORDS, *nccl_tests_ranks.KEYWORDS)
 
 
 class LineFacts(NamedTuple):
@@ -38,12 +40,14 @@ class LineFacts(NamedTuple):
     p2p: tuple[str, str] | None
     uuids: tuple[tuple[str, ...], str | None] | None  # named in CUDA_VISIBLE_DEVICES, listed
     gpu_memory: tuple[int | None, int, str, int] | int | gpu_memory_holders.Orphan | None
+    nccl_tests_rank: tuple[int, int] | None
 
 
 def read(text: str) -> LineFacts | None:
     facts = LineFacts(firewall.rendezvous_address(text), visible_devices.listed(text),
                       gpu_state.read(text), port_rates.read(text), p2p_status.read(text),
-                      visible_devices.uuids(text), gpu_memory_holders.read(text))
+                      visible_devices.uuids(text), gpu_memory_holders.read(text),
+                      nccl_tests_ranks.read(text))
     return facts if any(facts) else None
 
 
@@ -59,13 +63,16 @@ class NodeFacts:
     memory_holders: gpu_memory_holders.GpuMemoryHolders = field(
         default_factory=gpu_memory_holders.GpuMemoryHolders)
     uuids: visible_devices.GpuUuids = field(default_factory=visible_devices.GpuUuids)
+    nccl_tests_ranks: nccl_tests_ranks.NcclTestsRanks = field(
+        default_factory=nccl_tests_ranks.NcclTestsRanks)
 
     def add(self, line: int, text: str, facts: LineFacts) -> None:
         if facts.rendezvous and len(self.rendezvous) < firewall.MAX_ADDRESSES:
             self.rendezvous.add(facts.rendezvous)
         self.listed_devices = max(self.listed_devices, facts.visible_devices)
         if (facts.gpu is not None or facts.port is not None or facts.p2p is not None
-                or facts.uuids is not None or facts.gpu_memory is not None):
+                or facts.uuids is not None or facts.gpu_memory is not None
+                or facts.nccl_tests_rank is not None):
             evidence = Evidence(line, text, line_source(text))
             if facts.gpu is not None:
                 self.gpus.add(evidence, facts.gpu)
@@ -77,3 +84,5 @@ class NodeFacts:
                 self.uuids.add(evidence, facts.uuids)
             if facts.gpu_memory is not None:
                 self.memory_holders.add(evidence, facts.gpu_memory)
+            if facts.nccl_tests_rank is not None:
+                self.nccl_tests_ranks.add(evidence, facts.nccl_tests_rank)

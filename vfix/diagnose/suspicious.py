@@ -209,7 +209,8 @@ def _level(names: str, initials: str) -> str:
             rf"|(?:^{_HOST_PREFIX}|\]:)\[?[{initials}]\d{{3,4}} \d\d:\d\d:\d\d"
             rf"|^{_HOST_PREFIX}(?:{names}):[\w.]+:|\[(?:{names})\] "
             # the level as a field after the time: Python's "%(asctime)s - %(name)s -
-            # %(levelname)s - " (with or without the name), loguru's "| WARNING  |", and "%(name)s %(levelname)s: "
+            # %(levelname)s - " (with or without the name), loguru's "| WARNING  |", and
+            # "%(name)s %(levelname)s: "
             rf"|\d:\d\d(?:[.,]\d{{1,9}})?(?: (?:- [\w.]+ )?- (?:{names}) - | \| (?:{names}) +\| "
             rf"| [\w.]+ (?:{names}): )")
 
