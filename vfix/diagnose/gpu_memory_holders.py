@@ -160,7 +160,7 @@ class GpuMemoryHolders:
         if any(holder.gpu is not None for holder in self.holders):
             gpus = gpus | {holder.gpu for holder in own_rows if holder.gpu is not None}
             return [holder for holder in self.holders
-                    if holder.pid not in own and holder.gpu in gpus] if own else []
+                    if holder.pid not in own and holder.gpu in gpus]
         names = {holder.name for holder in own_rows}
         return [holder for holder in self.holders
                 if holder.pid not in own and holder.name not in names] if own_rows else []
