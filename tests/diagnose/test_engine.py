@@ -1742,3 +1742,38 @@ def test_a_visible_devices_list_longer_than_the_gpus_nvidia_smi_lists_names_a_mi
 def test_a_list_no_longer_than_the_gpus_seen_leaves_a_gpu_count(listed: str) -> None:
     result = diagnose_text(f"{listed}\nTraceback (most recent call last):\n{_WORLD_TOO_LARGE}")
     assert result.root_cause == "gpu_count_insufficient"
+
+
+_DEPMOD_FULL = ("depmod: ERROR: could not open directory /lib/modules/6.8.0-90-generic: "
+                "No space left on device\n")
+_NO_MODULE = "modprobe: FATAL: Module nvidia not found in directory /lib/modules/6.8.0-90-generic\n"
+
+
+def test_a_full_disk_before_a_missing_driver_left_the_driver_unwritten() -> None:
+    assert diagnose_text(_DEPMOD_FULL + _NO_MODULE).root_cause == "disk_full"
+
+
+def test_a_full_disk_after_a_missing_driver_does_not_explain_it() -> None:
+    assert diagnose_text(_NO_MODULE + "\n" * 3 + _DEPMOD_FULL).root_cause == (
+        "nvidia_driver_missing")
+
+
+_NANNY_CLOSE = ("2026-12-12 01:53:03,144 - distributed.nanny - INFO - Closing Nanny at "
+                "'tcp://127.0.0.1:40811'. Reason: nanny-close\n")
+_COMM_CLOSED = ("Traceback (most recent call last):\n"
+                "  File \"/opt/conda/lib/python3.12/site-packages/distributed/comm/tcp.py\", "
+                "line 263, in write\n    raise CommClosedError()\n"
+                "distributed.comm.core.CommClosedError\n")
+
+
+def test_what_dask_raises_after_the_client_closed_its_cluster_is_the_teardown() -> None:
+    assert diagnose_text(_NANNY_CLOSE + _COMM_CLOSED).status is Status.NO_FAILURE
+    oom = "RuntimeError: CUDA error: out of memory\n"
+    assert diagnose_text(oom + _NANNY_CLOSE + _COMM_CLOSED).root_cause == "gpu_oom"
+
+
+def test_a_launcher_whose_ssh_failed_did_not_finish_the_job_whatever_its_process_says() -> None:
+    log = ("train-h100-02: Bad owner or permissions on /home/mlsvc/.ssh/config\n"
+           "pdsh@train-h100-01: train-h100-02: ssh exited with exit code 255\n"
+           "[2026-12-09 06:30:05,402] [INFO] [launch.py:351:main] Process 0 exits successfully.\n")
+    assert diagnose_text(log).root_cause == "launcher_ssh_failed"

@@ -20,17 +20,31 @@ def _row(gpu: int, pid: int, name: str, mib: int) -> str:
 
 
 def test_the_table_s_rows_and_the_gpu_s_total_are_read() -> None:
+    row = gpu_memory_holders.Row
     assert gpu_memory_holders.read(_row(0, 88410, "/opt/monailabel/venv/bin/python", 22590)) == (
-        0, 88410, "/opt/monailabel/venv/bin/python", 22590)
+        row(0, "0", 88410, "/opt/monailabel/venv/bin/python", 22590))
     assert gpu_memory_holders.read(_USAGE) == 24564
     assert gpu_memory_holders.read("2214731, /opt/blender/blender, 45770 MiB") == (
-        None, 2214731, "/opt/blender/blender", 45770)
+        row(None, None, 2214731, "/opt/blender/blender", 45770))
     assert gpu_memory_holders.read("00000000:41:00.0, 21877, python3, 80912 MiB") == (
-        None, 21877, "python3", 80912)
+        row(None, "00000000:41:00.0", 21877, "python3", 80912))
+    assert gpu_memory_holders.read("881201, 00000000:01:00.0, 11290 MiB") == (
+        row(None, "00000000:01:00.0", 881201, "", 11290))  # no name asked for
     assert gpu_memory_holders.read("1, 81134 MiB, 81559 MiB") == 81559
-    for not_a_process in ("0, 1 MiB, 0 %", "pid, process_name, used_memory [MiB]",
-                          "Model loading took 41.8 GiB and 418 s, 30155 MiB"):
+    for not_a_process in ("0, 45187 MiB, 100 %", "pid, process_name, used_memory [MiB]",
+                          "Model loading took 41.8 GiB and 418 s, 30155 MiB",
+                          "881201, 11290 MiB"):  # neither a name nor a GPU
         assert gpu_memory_holders.read(not_a_process) is None
+
+
+def test_a_gpu_with_next_to_nothing_in_use_is_read_as_idle() -> None:
+    idle = gpu_memory_holders.IdleGpu
+    assert gpu_memory_holders.read("1, 0 %, 1 MiB, 210 MHz, 33") == idle(None)
+    assert gpu_memory_holders.read("2, 00000000:47:00.0, 0 %, 4 MiB") == idle(None)
+    assert gpu_memory_holders.read("3, 4 MiB, 81559 MiB") == idle(81559)
+    assert gpu_memory_holders.read(
+        "| N/A   33C    P0             71W /  700W |       1MiB /  81559MiB |      0%      "
+        "Default |") == idle(81559)
 
 
 def test_another_process_holding_most_of_the_failing_gpu_took_its_memory() -> None:
@@ -117,3 +131,48 @@ def test_any_process_but_dcgm_s_own_took_the_memory_its_diagnostic_could_not_all
                          "61000 MiB\n").root_cause == "gpu_oom"
     result = diagnose_text(dcgm + "318842, /opt/gpu-burn/gpu_burn, 73188 MiB\n")
     assert result.root_cause == "stale_gpu_process"
+
+
+_CUPY_OOM = ("cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 2,147,483,648 bytes "
+             "(allocated so far: 9,663,676,416 bytes).\n")
+_FOUR_ON_ONE_GPU = "".join(f"{pid}, 00000000:01:00.0, 11290 MiB\n" for pid in range(881201, 881205))
+
+
+def test_a_job_s_processes_on_one_gpu_beside_an_idle_one_are_one_gpu_for_all() -> None:
+    idle = "index, memory.used [MiB]\n0, 45187 MiB\n1, 1 MiB\n"
+    result = diagnose_text(_CUPY_OOM + idle + _FOUR_ON_ONE_GPU)
+    assert result.root_cause == "duplicate_gpu_assignment"
+    assert "4 processes of one program on the same GPU (00000000:01:00.0) while 1 other" in (
+        result.candidates[0].explanation)
+
+
+def test_three_ranks_on_the_only_gpu_listed_crowd_it_when_it_ran_out_of_memory() -> None:
+    assert diagnose_text(_CUPY_OOM + _FOUR_ON_ONE_GPU).root_cause == "duplicate_gpu_assignment"
+
+
+def test_a_slow_run_whose_ranks_share_one_gpu_while_others_idle() -> None:
+    slow = ("Performance:       11.204        2.142\n"
+            "00000000:07:00.0, 1630412, lmp, 2211 MiB\n00000000:07:00.0, 1630413, lmp, 2206 MiB\n"
+            "0, 00000000:07:00.0, 100 %, 9342 MiB\n1, 00000000:0F:00.0, 0 %, 4 MiB\n")
+    result = diagnose_text(slow)
+    assert (result.status.value, result.root_cause) == ("cause_found", "duplicate_gpu_assignment")
+
+
+@pytest.mark.parametrize("rows", [
+    # two processes on the only GPU listed: not enough to call it crowded
+    "".join(f"{pid}, 00000000:01:00.0, 11290 MiB\n" for pid in (881201, 881202)),
+    # one process per GPU
+    "".join(f"{pid}, 00000000:0{gpu}:00.0, 11290 MiB\n"
+            for gpu, pid in enumerate(range(881201, 881205))),
+    # different programs sharing a GPU
+    "881201, 00000000:01:00.0, python, 11290 MiB\n881202, 00000000:01:00.0, Xorg, 200 MiB\n"
+    "881203, 00000000:01:00.0, blender, 9000 MiB\n",
+])
+def test_no_crowd_leaves_the_out_of_memory(rows: str) -> None:
+    assert diagnose_text(_CUPY_OOM + rows).root_cause == "gpu_oom"
+
+
+def test_a_crowded_gpu_without_an_idle_one_is_no_slowdown() -> None:
+    rows = "".join(f"{pid}, 00000000:01:00.0, lmp, 2211 MiB\n" for pid in (1630412, 1630413))
+    assert diagnose_text("Performance:       11.204        2.142\n" + rows).status.value == (
+        "no_failure")

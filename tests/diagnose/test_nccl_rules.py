@@ -399,3 +399,27 @@ def test_a_verbs_provider_warning_names_why_the_fabric_went_unused() -> None:
            " 7) for device /sys/class/infiniband/bnxt_re0\n" + _OVER_SOCKETS
            + "rdma_cm  uverbs0  uverbs1\n")
     assert diagnose_text(log).candidates[0].signature == "rdma-device-missing"
+
+
+_GDR_OFF = ("gpu-h09:51022:51104 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 "
+            "'mlx5_0' (no module)\n")
+_OVER_IB = ("gpu-h09:51022:51110 [0] NCCL INFO Channel 00/0 : 9[1] -> 0[0] [receive] via NET/IB/0\n"
+            "gpu-h09:51022:51022 [0] NCCL INFO comm 0x55d0 rank 0 nranks 16 cudaDev 0 busId 18000 "
+            "- Destroy COMPLETE\n")  # the run reached its end: no hang
+
+
+def test_ib_without_a_gpu_direct_module_stages_through_host_memory() -> None:
+    result = diagnose_text(_GDR_OFF + _OVER_IB)
+    assert (result.status.value, result.root_cause) == (
+        "cause_found", "ib_memory_registration_failed")
+    assert result.candidates[0].evidence[0].line == 1
+
+
+@pytest.mark.parametrize("log", [
+    _GDR_OFF,  # no channel between nodes over IB: nothing was staged
+    # a topology choice for one GPU, not a missing module
+    "h:1:2 [0] NCCL INFO GPU Direct RDMA Disabled for GPU 1 / HCA 0 (distance 5 > 4)\n" + _OVER_IB,
+    _OVER_IB.replace("NET/IB/0", "NET/IB/0/GDRDMA"),
+])
+def test_gpu_direct_rdma_in_use_or_not_needed_is_no_slowdown(log: str) -> None:
+    assert diagnose_text(log).status.value == "no_failure"

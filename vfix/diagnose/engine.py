@@ -412,8 +412,12 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
         candidates, failing = _lead(too_high, candidates, failing)
     elif failing and (taken := startup_memory.held_by_another(failing[0])):
         candidates, failing = _lead(taken, candidates, failing)
+    elif failing and (crowded := facts.memory_holders.out_of_memory_crowded(failing[0])):
+        candidates, failing = _lead(crowded, candidates, failing)
     elif failing and (listed := facts.memory_holders.held_elsewhere(failing[0])):
         candidates, failing = _lead(listed, candidates, failing)
+    if failing and (full := _full_disk_first(failing[0], candidates)):
+        candidates, failing = _lead(full, candidates, failing)
     if short := world_size.short_of_model_parallel(failing, lines.top()):
         candidates, failing = _lead(short, candidates, failing)
     if failing and (blocked := firewall.blocked_peer(failing[0], facts.rendezvous)):
@@ -485,6 +489,10 @@ def _slowdown(accumulator: nccl.NcclAccumulator, facts: node_facts.NodeFacts,
         if missing is not None:
             return replace(missing, kind="cause"), missing
         return nccl_rules.sockets_beside_rdma_candidate(*unused, accumulator.verbs_missing), None
+    if staged := accumulator.staged_through_host:
+        return nccl_rules.staged_through_host_candidate(staged), None  # no GPU Direct RDMA
+    if crowded := facts.memory_holders.crowded(out_of_memory=False):
+        return crowded, None  # the job's processes all on one GPU, another idle
     if throttled := facts.gpus.throttled():
         return throttled, None  # a GPU held below its clocks (a lowered power limit, a slowdown)
     return None
@@ -576,6 +584,16 @@ def _fails_between_ranks(failing: list[Candidate], failed: bool) -> bool:
     if not failing:
         return failed
     return failing[0].layer in ("communication", "network")
+
+
+def _full_disk_first(top: Candidate, candidates: list[Candidate]) -> Candidate | None:
+    """A full filesystem seen at or before the first line of a missing driver: the driver was
+    left unwritten (a driver container whose image could not be unpacked, a module never built
+    because depmod could not write, a CDI spec never written), so the disk is the cause."""
+    if top.root_cause != "nvidia_driver_missing":
+        return None
+    return next((c for c in candidates if c.root_cause == "disk_full" and c.kind == "cause"
+                 and min(e.line for e in c.evidence) <= top.evidence[0].line), None)
 
 
 def _only_warned(candidate: Candidate) -> bool:

@@ -13,6 +13,11 @@ another name than the failing process's (not the job's other ranks). A listed pr
 `ps` shows re-parented to init (PPID 1: its launcher, a shell or a batch job, is gone) counts
 whatever the failing process's PIDs: an orphan from an earlier run is no rank of this one. So
 does any process but its own beside DCGM's diagnostic that could not allocate the GPU's memory.
+
+The same rows tell a job whose ranks all landed on one GPU (a local rank never used to pick the
+device, `-gpu_id 0` for every task): several processes of one program on one GPU while nvidia-smi
+lists another GPU next to empty, or three or more of them on the only GPU listed when the job ran
+out of memory there.
 """
 
 from __future__ import annotations
@@ -33,10 +38,12 @@ FOLDED_KEYWORDS = ("    1 ",)
 _TABLE_ROW = re.compile(r"\|\s+(?P<gpu>\d+)\s+(?:N/A|\d+)\s+(?:N/A|\d+)\s+(?P<pid>\d+)\s+"
                         r"(?:C|G|C\+G|M|M\+C)\s+(?P<name>\S.*?)\s+(?P<mib>\d+)\s?MiB\s*\|")
 # and its memory column: "|  23891MiB /  24564MiB |"
-_TABLE_USAGE = re.compile(r"\|\s+\d+\s?MiB\s*/\s*(?P<total>\d+)\s?MiB\s+\|")
+_TABLE_USAGE = re.compile(r"\|\s+(?P<used>\d+)\s?MiB\s*/\s*(?P<total>\d+)\s?MiB\s+\|")
 _CSV_MIB = re.compile(r"^(?P<mib>\d+) MiB$")
 _CSV_PID = re.compile(r"^\d{3,}$")  # not a GPU index (nor PID 1, init)
 _CSV_ID = re.compile(r"^(?:GPU-[0-9a-fA-F-]+|[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)$")
+_CSV_INDEX = re.compile(r"^\d{1,2}$")  # a `--query-gpu` row's GPU index
+_IDLE_MIB = 64  # what an idle GPU shows in use (the driver's own, 0 to a few MiB)
 
 # the PIDs and the GPU a failing line names
 _OWN_PID = re.compile(r"\[(\d{2,})\]|\bpid[=: ]\s*(\d+)|\bPID[=: ]?\s*(\d+)"
@@ -63,11 +70,19 @@ _MAX_ROWS = 256
 _OUT_OF_MEMORY = frozenset({"gpu_oom", "gpu_oom_weights", "cudagraph_capture_oom"})
 
 
-class Holder(NamedTuple):
+class Row(NamedTuple):
+    """A process nvidia-smi lists: its GPU's index (the table's) or None, its GPU as the row
+    names it (index, bus id or UUID) or None, PID, name ("" when not asked for) and MiB."""
+
     gpu: int | None
+    device: str | None
     pid: int
     name: str
     mib: int
+
+
+class Holder(NamedTuple):
+    row: Row
     evidence: Evidence
 
 
@@ -75,33 +90,49 @@ class Orphan(NamedTuple):
     pid: int
 
 
-def read(text: str) -> tuple[int | None, int, str, int] | int | Orphan | None:
-    """A process row (GPU or None, PID, name, MiB), a GPU's total memory in MiB, or the PID of
-    a process re-parented to init."""
+class IdleGpu(NamedTuple):
+    """A GPU listed with next to nothing in use, and its total memory in MiB when given."""
+
+    total_mib: int | None
+
+
+Reading = Row | int | Orphan | IdleGpu
+
+
+def read(text: str) -> Reading | None:
+    """A process row, a GPU's total memory in MiB, an idle GPU, or the PID of a process
+    re-parented to init."""
     if orphan := _ORPHAN.match(text):
         return Orphan(int(orphan["pid"]))
     if row := _TABLE_ROW.search(text):
-        return int(row["gpu"]), int(row["pid"]), row["name"], int(row["mib"])
+        return Row(int(row["gpu"]), row["gpu"], int(row["pid"]), row["name"], int(row["mib"]))
     if usage := _TABLE_USAGE.search(text):
-        return int(usage["total"])
+        total = int(usage["total"])
+        return IdleGpu(total) if int(usage["used"]) <= _IDLE_MIB else total
     return _csv(text)
 
 
-def _csv(text: str) -> tuple[int | None, int, str, int] | int | None:
-    """A `--query-compute-apps` row (a PID, a name and one memory field, in any order, with a
-    bus id or UUID), or a `--query-gpu` row with the used and total memory."""
+def _csv(text: str) -> Reading | None:
+    """A `--query-compute-apps` row (a PID, one memory field and a name, a bus id or UUID or
+    both, in any order), or a `--query-gpu` row with the used (and total) memory."""
     fields = [part.strip() for part in text.strip().split(",")]
     if len(fields) < 2:
         return None
     sizes = [int(found["mib"]) for part in fields if (found := _CSV_MIB.match(part))]
-    if len(sizes) == 2:
-        return max(sizes)  # memory.used, memory.total
     pids = [part for part in fields if _CSV_PID.match(part)]
+    ids = [part for part in fields if _CSV_ID.match(part)]
+    if not pids and sizes and (_CSV_INDEX.match(fields[0]) or ids):
+        if min(sizes) <= _IDLE_MIB:  # memory.used (memory.total is the larger)
+            return IdleGpu(max(sizes) if len(sizes) == 2 else None)
+        return max(sizes) if len(sizes) == 2 else None
+    if len(sizes) == 2:
+        return max(sizes)
     names = [part for part in fields if not _CSV_MIB.match(part) and not _CSV_ID.match(part)
              and not part.isdigit() and re.search(r"[A-Za-z]", part) and "%" not in part]
-    if len(sizes) != 1 or len(pids) != 1 or len(names) != 1:
+    if len(sizes) != 1 or len(pids) != 1 or len(names) > 1 or not (names or ids):
         return None
-    return None, int(pids[0]), names[0], sizes[0]
+    return Row(None, ids[0].upper() if ids else None, int(pids[0]), names[0] if names else "",
+               sizes[0])
 
 
 @dataclass(slots=True)
@@ -111,16 +142,53 @@ class GpuMemoryHolders:
     holders: list[Holder] = field(default_factory=list)
     total_mib: int = 0
     orphans: set[int] = field(default_factory=set)
+    idle_gpus: int = 0
 
-    def add(self, evidence: Evidence,
-            reading: tuple[int | None, int, str, int] | int | Orphan) -> None:
+    def add(self, evidence: Evidence, reading: Reading) -> None:
         if isinstance(reading, Orphan):
             if len(self.orphans) < _MAX_ROWS:
                 self.orphans.add(reading.pid)
+        elif isinstance(reading, IdleGpu):
+            self.idle_gpus += 1
+            self.total_mib = max(self.total_mib, reading.total_mib or 0)
         elif isinstance(reading, int):
             self.total_mib = max(self.total_mib, reading)
         elif len(self.holders) < _MAX_ROWS:
-            self.holders.append(Holder(*reading, evidence))
+            self.holders.append(Holder(reading, evidence))
+
+    def crowded(self, out_of_memory: bool) -> Candidate | None:
+        """duplicate_gpu_assignment when one GPU runs several processes of one program while
+        another GPU is listed idle, or (`out_of_memory`: the job ran out of GPU memory) three or
+        more of them on the only GPU the rows name."""
+        crowds: dict[tuple[str, str], dict[int, Holder]] = {}
+        for holder in self.holders:
+            if holder.row.device is not None and not _DIAGNOSTIC.search(holder.row.name):
+                crowds.setdefault((holder.row.device, holder.row.name), {})[holder.row.pid] = holder
+        crowd = max(crowds.values(), key=len, default={})
+        alone = out_of_memory and len(crowd) >= 3 and len({device for device, _ in crowds}) == 1
+        if len(crowd) < 2 or not (self.idle_gpus or alone):
+            return None
+        rows = list(crowd.values())
+        first = rows[0].row
+        name = f" ({first.name})" if first.name else ""
+        idle = f" while {self.idle_gpus} other GPU(s) sat idle" if self.idle_gpus else ""
+        return Candidate.rule_cause(
+            "processes-crowded-on-one-gpu", "visibility", "duplicate_gpu_assignment", 0.7,
+            tuple(holder.evidence for holder in rows[:3]),
+            explanation=(f"nvidia-smi lists {len(rows)} processes of one program{name} on the "
+                         f"same GPU ({first.device}){idle}: the job's ranks all chose one device "
+                         "(each process's device not taken from its local rank, a hard-coded "
+                         "device 0, a launcher that gave every task the same GPU), so they share "
+                         "its memory and compute."),
+            fix=("Give each rank its own GPU: set the device from LOCAL_RANK (or the launcher's "
+                 "--gpus-per-task / --gpu-bind / CUDA_VISIBLE_DEVICES per task), or run as many "
+                 "ranks as the GPUs the job has."),
+            check="nvidia-smi --query-compute-apps=pid,process_name,gpu_bus_id,used_memory "
+                  "--format=csv (one process per GPU)")
+
+    def out_of_memory_crowded(self, failure: Candidate) -> Candidate | None:
+        """duplicate_gpu_assignment when `failure` is an out-of-memory error on a crowded GPU."""
+        return self.crowded(True) if failure.root_cause in _OUT_OF_MEMORY else None
 
     def held_elsewhere(self, failure: Candidate) -> Candidate | None:
         """Another process as the cause when `failure` is an out-of-memory error and a process
@@ -135,16 +203,17 @@ class GpuMemoryHolders:
         others = self._others(own, gpus, any(_SEES_OTHERS.search(text) for text in texts))
         if not others:
             return None
-        largest = max(others, key=lambda holder: holder.mib)
-        held_gib = largest.mib / 1024
+        largest = max(others, key=lambda holder: holder.row.mib)
+        held_gib = largest.row.mib / 1024
         if (held_gib < _TAKEN_GIB if not self.total_mib
-                else largest.mib < TAKEN_SHARE * self.total_mib):
+                else largest.row.mib < TAKEN_SHARE * self.total_mib):
             return None
         of_total = f" of the GPU's {self.total_mib / 1024:.3g} GiB" if self.total_mib else ""
+        name = f" ({largest.row.name})" if largest.row.name else ""
         return taken_by_others(
             "gpu-memory-held-by-listed-process", failure,
             (failure.evidence[0], largest.evidence),
-            f"Process {largest.pid} ({largest.name}) held {held_gib:.3g} GiB{of_total} when this "
+            f"Process {largest.row.pid}{name} held {held_gib:.3g} GiB{of_total} when this "
             "job ran out of GPU memory: the memory it needed was taken by another process (a "
             "leftover from an earlier run, a notebook kernel, another job on the same GPU).")
 
@@ -155,16 +224,18 @@ class GpuMemoryHolders:
         orphans whether or not the failing process is listed. Nothing when the failing process
         is not known by its PID, but for orphans and, when DCGM's diagnostic failed, any process
         but its own (on the failing GPU when the error names it)."""
+        rows = [holder.row for holder in self.holders]
         if not own:
             return [holder for holder in self.holders
-                    if (holder.pid in self.orphans
-                        or (by_a_diagnostic and not _DIAGNOSTIC.search(holder.name)))
-                    and (not gpus or holder.gpu is None or holder.gpu in gpus)]
-        own_rows = [holder for holder in self.holders if holder.pid in own]
-        if any(holder.gpu is not None for holder in self.holders):
-            gpus = gpus | {holder.gpu for holder in own_rows if holder.gpu is not None}
+                    if (holder.row.pid in self.orphans
+                        or (by_a_diagnostic and not _DIAGNOSTIC.search(holder.row.name)))
+                    and (not gpus or holder.row.gpu is None or holder.row.gpu in gpus)]
+        own_rows = [row for row in rows if row.pid in own]
+        if any(row.gpu is not None for row in rows):
+            gpus = gpus | {row.gpu for row in own_rows if row.gpu is not None}
             return [holder for holder in self.holders
-                    if holder.pid not in own and holder.gpu in gpus]
-        names = {holder.name for holder in own_rows}
-        return [holder for holder in self.holders if holder.pid not in own
-                and (holder.pid in self.orphans or (own_rows and holder.name not in names))]
+                    if holder.row.pid not in own and holder.row.gpu in gpus]
+        names = {row.name for row in own_rows}
+        return [holder for holder in self.holders if holder.row.pid not in own
+                and (holder.row.pid in self.orphans
+                     or (own_rows and holder.row.name not in names))]

@@ -57,6 +57,10 @@ _NETWORK = re.compile(r"Using network (\w+)")
 # NCCL could not load the verbs library: "Count not open libibverbs.so.1" (sic, ibvwrap.cc),
 # "Failed to open libibverbs.so[.1]" (older releases)
 _VERBS_MISSING = re.compile(r"(?:Count|Could) not open \S*libibverbs|Failed to open libibverbs")
+# NCCL's IB transport finding neither nvidia-peermem nor DMA-BUF for GPU memory: "NET/IB : GPU
+# Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)" (not paths.cc's "GPU Direct RDMA
+# Disabled for GPU 1 / HCA 0 (distance 5 > 4)", a topology choice)
+_GDR_UNLOADED = re.compile(r"GPU Direct RDMA Disabled for HCA \d+ '[^']+' \(no module\)")
 # An RDMA device there to use, as the fabric tools print it: ibstat's "State: Active" (not its
 # "Physical state"), ibv_devinfo's "state: PORT_ACTIVE (4)", `ls /dev/infiniband` listing a
 # verbs device ("issm0  rdma_cm  umad0  uverbs0")
@@ -115,7 +119,7 @@ def transport_of(via: str) -> str:
 # ("interfaces", devices), ("setting", (name, value, process)),
 # ("progress", (process group, rank, completed)), ("timed_out", (process group, sequence number,
 # operation)), ("hca_list", NCCL_IB_HCA's value), ("ib_speed", (host, device, the rate before
-# a change or 0, Mb/s)), ("network", (name, host)), ("verbs_missing", None),
+# a change or 0, Mb/s)), ("network", (name, host)), ("verbs_missing", None), ("gdr_unloaded", None),
 # ("rdma_port_up", None: a fabric tool's line, not NCCL's) or ("other", None). `where`: host,
 # busId and commId, or None; `process`: "host:pid", or None.
 Event = tuple[str, Any]
@@ -125,7 +129,7 @@ Event = tuple[str, Any]
 # their handling.
 QUOTED_EVENTS = frozenset(("warn", "waiting", "interfaces", "version", "setting", "start",
                            "complete", "progress", "timed_out", "hca_list", "network",
-                           "rdma_port_up", "ib_speed", "verbs_missing"))
+                           "rdma_port_up", "ib_speed", "verbs_missing", "gdr_unloaded"))
 
 
 def parse(text: str) -> Event | None:
@@ -167,6 +171,8 @@ def parse(text: str) -> Event | None:
         return "driver", found.group(1)
     if _IB_NONE.search(text):
         return "ib_none", None
+    if _GDR_UNLOADED.search(text):
+        return "gdr_unloaded", None
     if found := _IB_SPEED.search(text):
         writer = _PROCESS.search(text)
         return "ib_speed", (writer.group(1) if writer else "", found.group(1), 0,
@@ -221,6 +227,7 @@ class NcclAccumulator:
         self.sockets_chosen: Evidence | None = None  # the first "Using network Socket" line
         self._socket_hosts: set[str] = set()  # the hosts whose ranks chose sockets
         self.verbs_missing: Evidence | None = None  # NCCL's first "Count not open libibverbs"
+        self.gdr_unloaded: Evidence | None = None  # NCCL: no GPU Direct RDMA module
         # host -> IB device -> its port's rate in Mb/s (the latest NCCL reported) and that line;
         # host -> the fastest rate any of its ports had
         self.ib_speeds: dict[str, dict[str, tuple[int, Evidence]]] = {}
@@ -329,6 +336,8 @@ class NcclAccumulator:
                     self._socket_hosts.add(host)
         elif kind == "verbs_missing":
             self.verbs_missing = self.verbs_missing or Evidence(line, text, line_source(text))
+        elif kind == "gdr_unloaded":
+            self.gdr_unloaded = self.gdr_unloaded or Evidence(line, text, line_source(text))
         elif kind == "ib_speed":
             host, device, before, speed = value
             if host not in self.ib_speeds and len(self.ib_speeds) >= _MAX_RANKS:
@@ -413,6 +422,12 @@ class NcclAccumulator:
         if self.sockets_chosen and self.rdma_port_up and across_nodes:
             return self.sockets_chosen, self.rdma_port_up
         return None
+
+    @property
+    def staged_through_host(self) -> Evidence | None:
+        """NCCL's note that GPU Direct RDMA is off for lack of a module, when ranks talked over
+        IB (channels via NET/IB): every transfer between nodes is staged through host memory."""
+        return self.gdr_unloaded if self.transports["NET/IB"] else None
 
     @property
     def slow_rail(self) -> tuple[Evidence, str, int, int] | None:

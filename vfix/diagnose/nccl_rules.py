@@ -107,6 +107,22 @@ def unmatched_hca_candidate(evidence: Evidence, names: tuple[str, ...]) -> Candi
               "should list one device per rail")
 
 
+def staged_through_host_candidate(note: Evidence) -> Candidate:
+    return _cause(
+        "nccl-gdr-module-missing", "ib_memory_registration_failed", (note,), SOCKETS_CONFIDENCE,
+        explanation="NCCL's IB transport found no way to register GPU memory with the HCA "
+                    "(neither the nvidia-peermem module nor DMA-BUF support), so GPU Direct "
+                    "RDMA is off: every transfer between nodes is staged through host memory. "
+                    "Nothing fails, but collectives across nodes run well below the fabric's "
+                    "bandwidth (channels 'via NET/IB' without '/GDRDMA').",
+        fix="Load nvidia-peermem (modprobe nvidia-peermem; the GPU Operator's driver.rdma "
+            "setting), or use a kernel and driver with DMA-BUF (open kernel modules, Linux "
+            "5.12+); then check for 'via NET/IB/0/GDRDMA' in NCCL_DEBUG=INFO.",
+        role=None,
+        check="lsmod | grep -E 'nvidia_peermem|nv_peer_mem'; NCCL_DEBUG=INFO channels show "
+              "/GDRDMA")
+
+
 def sockets_beside_rdma_candidate(sockets: Evidence, device: Evidence,
                                   verbs_missing: Evidence | None) -> Candidate:
     if verbs_missing is not None:

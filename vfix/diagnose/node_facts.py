@@ -39,7 +39,7 @@ class LineFacts(NamedTuple):
     port: port_rates.Reading | None
     p2p: tuple[str, str] | None
     uuids: tuple[tuple[str, ...], str | None] | None  # named in CUDA_VISIBLE_DEVICES, listed
-    gpu_memory: tuple[int | None, int, str, int] | int | gpu_memory_holders.Orphan | None
+    gpu_memory: gpu_memory_holders.Reading | None
     nccl_tests_rank: tuple[int, int] | None
 
 

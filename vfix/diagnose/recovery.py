@@ -151,6 +151,11 @@ def served_past_ridden_out(lifecycle: Lifecycle, failing: list[Candidate],
             and _last_failure(failing, lines) < went_on)
 
 
+# a launcher that could not reach its nodes (pdsh's ssh refused): the job never ran there, so a
+# process that then exits well (DeepSpeed's "Process 0 exits successfully") did not finish it
+_NEVER_STARTED_THERE = frozenset({"launcher_ssh_failed"})
+
+
 def waited_out(lifecycle: Lifecycle, candidates: list[Candidate], lines: SuspiciousLines,
                served: list[int]) -> bool:
     """Whether the run recovered before the log ended: torchrun's workers all succeeded after
@@ -165,7 +170,8 @@ def waited_out(lifecycle: Lifecycle, candidates: list[Candidate], lines: Suspici
     completed = 0 if Event.JOB_FAILED in lifecycle.first else lifecycle.last.get(
         Event.JOB_COMPLETED, 0)
     answering = sorted(served)[-_SERVED_AFTER] if len(served) >= _SERVED_AFTER else 0
-    return ((finished > 0 and 0 < _last_failure(candidates, lines) < finished)
+    return ((finished > 0 and 0 < _last_failure(candidates, lines) < finished
+             and not any(c.root_cause in _NEVER_STARTED_THERE for c in _failures(candidates)))
             or (completed > 0 and lines.failed and 0 < _last_failure(candidates, lines) < completed)
             or (ready > 0
                 and _waited_out_before(ready, _WAITED_OUT, candidates, lines, _OVER_ONCE_READY))

@@ -38,7 +38,8 @@ KEYWORDS = ("received signal=SIGTERM", "received signal=SIGINT", "KeyboardInterr
             "API server: shutdown triggered",
             "The server is fired up and ready to roll", "Successfully assigned ",
             "Started HTTPService at", ": Connected", ": Ready", '"run_stop"',
-            "Error waiting on exit barrier", "worker group successfully finished",
+            "Error waiting on exit barrier", "Reason: nanny-close",
+            "worker group successfully finished",
             ") started successfully", "port active", "Port recovery succeeded",
             "Port recovery context done", "Port recovery failed", "as permanently failed",
             "has been recovered for resiliency context", "as recovered (",
@@ -64,7 +65,10 @@ _EVENTS = (
     # finished, at once ("Error waiting on exit barrier. Elapsed: 0.03 seconds": the agent that
     # held the store finished first and left); after the barrier's timeout (300 s) it is a
     # peer that never finished
+    # Dask's nanny closing its worker because the client closed the cluster ("Closing Nanny at
+    # 'tcp://127.0.0.1:40811'. Reason: nanny-close"): what its comms then raise is the teardown
     (re.compile(r"received signal=SIGTERM\b|\bAPI server: shutdown triggered\b"
+                r"|\bClosing Nanny at \S+ Reason: nanny-close\b"
                 r"|\bReceived (?:15|Signals\.SIGTERM) (?:death )?signal\b"
                 r"|\bError waiting on exit barrier\. Elapsed: \d{1,2}(?:\.\d+)? seconds"),
      Event.STOP),
