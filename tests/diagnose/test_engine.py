@@ -1541,6 +1541,12 @@ def test_startup_probes_pasted_after_a_ready_server_were_its_start() -> None:
     assert diagnose_text(_PENDING + placed + _PROBE).status is not Status.NO_FAILURE
 
 
+def test_dynamo_s_worker_turning_ready_ends_its_startup_probes() -> None:
+    ready = ("2026-12-13T07:33:55.020Z  INFO dynamo_runtime::system_status_server: health status "
+             "changed: notready -> ready\n")
+    assert diagnose_text(_PROBE + ready).status is Status.NO_FAILURE
+
+
 _PULL_FAILED = ("  Warning  Failed  17m  kubelet  Failed to pull image \"lmsysorg/sglang:v0.5.6\": "
                 "429 Too Many Requests\n  Warning  Failed  17m  kubelet  Error: ErrImagePull\n")
 

@@ -1,5 +1,6 @@
 """An InfiniBand port up at a fraction of the others' rate, read from ibstat and ibstatus: the
-run is slower, not failed. Ports that are down or on Ethernet run at rates of their own."""
+run is slower, not failed. Ports that are down run at rates of their own; a port on Ethernet is
+compared only with three or more Ethernet ports, as the one slow rail among them."""
 
 from __future__ import annotations
 
@@ -69,3 +70,15 @@ def test_a_port_down_or_on_ethernet_is_not_a_slow_port() -> None:
 def test_a_learning_rate_is_not_a_port() -> None:
     log = SLOW_STEPS + "Learning Rate: 3\n" + ibstat("mlx5_0", "Active", 400)
     assert diagnose_text(log).root_cause == "none"
+
+
+def test_one_roce_rail_at_half_the_rate_of_the_others() -> None:
+    rails = "".join(ibstat(f"mlx5_{n}", "Active", 200 if n == 3 else 400, "Ethernet")
+                    for n in (2, 3, 4))
+    result = diagnose_text(SLOW_STEPS + rails)
+    assert result.root_cause == "ib_hca_unusable"
+    assert "mlx5_3 is up at 200 Gb/s" in result.candidates[0].explanation
+    # two front-end ports at 100 beside one at 400: speeds of their own, not one slow rail
+    front_end = "".join(ibstat(f"mlx5_{n}", "Active", 400 if n == 0 else 100, "Ethernet")
+                        for n in range(3))
+    assert diagnose_text(SLOW_STEPS + front_end).root_cause == "none"

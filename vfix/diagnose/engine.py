@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from vfix.diagnose import (
+    busy_devices,
     firewall,
     gpu_state,
     nccl,
@@ -412,6 +413,9 @@ def _judge(candidates: list[Candidate], lines: suspicious.SuspiciousLines,
         candidates, failing = _lead(too_high, candidates, failing)
     elif failing and (taken := startup_memory.held_by_another(failing[0])):
         candidates, failing = _lead(taken, candidates, failing)
+    elif failing and (sharing := busy_devices.ranks_sharing_gpus(
+            failing[0], facts.memory_holders.orphan_listed())):
+        candidates, failing = _lead(sharing, candidates, failing)
     elif failing and (crowded := facts.memory_holders.out_of_memory_crowded(failing[0])):
         candidates, failing = _lead(crowded, candidates, failing)
     elif failing and (listed := facts.memory_holders.held_elsewhere(failing[0])):

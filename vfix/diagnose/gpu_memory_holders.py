@@ -186,6 +186,10 @@ class GpuMemoryHolders:
             check="nvidia-smi --query-compute-apps=pid,process_name,gpu_bus_id,used_memory "
                   "--format=csv (one process per GPU)")
 
+    def orphan_listed(self) -> bool:
+        """Whether a process nvidia-smi lists is one `ps` shows re-parented to init."""
+        return any(holder.row.pid in self.orphans for holder in self.holders)
+
     def out_of_memory_crowded(self, failure: Candidate) -> Candidate | None:
         """duplicate_gpu_assignment when `failure` is an out-of-memory error on a crowded GPU."""
         return self.crowded(True) if failure.root_cause in _OUT_OF_MEMORY else None

@@ -6,9 +6,11 @@ A port at a lower speed or on fewer lanes (a cable, a transceiver, a switch port
 so nothing fails: every ring through it runs at its rate, and the job is slower on every node.
 NCCL's own view of the same thing (its "speed=" lines) is `NcclAccumulator.slow_rail`.
 
-Only the ports that are up count (a port down reports a nominal rate), and only InfiniBand
-ones: a RoCE or storage port on Ethernet runs at its own speed. Each port's block gives its
-state before its rate and its link layer after it, so a rate waits for its link layer.
+Only the ports that are up count (a port down reports a nominal rate), each compared with the
+ports of its own link layer: InfiniBand with InfiniBand, and Ethernet (RoCE) only when three or
+more are listed and one alone runs at half the rest or less (a node's storage or front-end
+ports run at their own speeds). Each port's block gives its state before its rate and its link
+layer after it, so a rate waits for its link layer.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ KEYWORDS = ("CA '", "Infiniband device '", "State: ", "state:\t", "Rate: ", "Gb/
             "Link layer:", "link_layer:")
 SLOWER = 0.5  # a port at this share of the fastest or below trained wrong; 200 of 400 is
 # NDR200 on a split cable, which a cluster does not mix with NDR on the same fabric
+_ETHERNET_PORTS = 3  # RoCE ports compared only among this many or more
 _BLOCK_LINES = 10  # a port's block: its state, rate and link layer are this close
 
 _DEVICE = re.compile(r"(?:^\s*CA|Infiniband device) '(?P<device>[\w.-]+)'")
@@ -68,10 +71,11 @@ def read(text: str) -> Reading | None:
 class PortRates:
     """The rates of the ports that are up, in the order of the log's lines."""
 
-    rates: list[tuple[int, str, Evidence]] = field(default_factory=list)  # Gb/s, device, line
+    # Gb/s, device, line, and whether on Ethernet
+    rates: list[tuple[int, str, Evidence, bool]] = field(default_factory=list)
     _device: str = ""
     _state: tuple[int, bool] = (0, True)  # the last state line's number, and whether up
-    _pending: tuple[int, str, Evidence] | None = None  # a rate waiting for its link layer
+    _pending: tuple[int, str, Evidence, bool] | None = None  # a rate waiting for its link layer
 
     def add(self, evidence: Evidence, reading: Reading) -> None:
         kind, value = reading
@@ -85,10 +89,10 @@ class PortRates:
             self._commit()
             line, up = self._state
             if up or evidence.line - line > _BLOCK_LINES:
-                self._pending = int(value[0]), value[1] or self._device, evidence
+                self._pending = int(value[0]), value[1] or self._device, evidence, False
         elif kind == "layer" and self._pending is not None:
             if evidence.line - self._pending[2].line <= _BLOCK_LINES and value[0] != "InfiniBand":
-                self._pending = None
+                self._pending = (*self._pending[:3], True)
             self._commit()
 
     def _commit(self) -> None:
@@ -98,23 +102,34 @@ class PortRates:
 
     def slow_port(self) -> Candidate | None:
         """ib_hca_unusable for the slowest port that is up when it runs at half the fastest
-        one's rate or less; None otherwise."""
+        one's rate of its link layer or less; None otherwise."""
         self._commit()
-        if len(self.rates) < 2:
-            return None
-        fastest = max(rate for rate, _, _ in self.rates)
-        rate, device, evidence = min(self.rates, key=lambda port: port[0])
-        if rate > SLOWER * fastest:
-            return None
-        name = device or "a port"
-        return Candidate.rule_cause(
-            "ib-port-rate-below-peers", "communication", "ib_hca_unusable", 0.6, (evidence,),
-            explanation=(f"{name} is up at {rate} Gb/s while the other ports run at {fastest} "
-                         "Gb/s: it trained at a lower speed or on fewer lanes (a cable, a "
-                         "transceiver, a switch port). It works, so nothing fails, but every "
-                         "ring through it runs at its rate and collectives slow on every node."),
-            fix=(f"Reseat or replace the cable and transceiver of {name} and check the switch "
-                 "port (mlxlink -d <hca> for width, speed and errors) until it trains at the "
-                 "rate of the others; until then leave it out with NCCL_IB_HCA or drain the "
-                 "node."),
-            check="ibstat (Rate of every port); mlxlink -d <hca>; iblinkinfo for 'Could be'")
+        infiniband = [port for port in self.rates if not port[3]]
+        ethernet = [port for port in self.rates if port[3]]
+        return _slowest(infiniband) or (_slowest(ethernet, alone=True)
+                                        if len(ethernet) >= _ETHERNET_PORTS else None)
+
+
+def _slowest(ports: list[tuple[int, str, Evidence, bool]], alone: bool = False
+             ) -> Candidate | None:
+    """ib_hca_unusable for the slowest of two or more `ports` when it runs at half the fastest
+    one's rate or less (and, `alone`, no other port does)."""
+    if len(ports) < 2:
+        return None
+    fastest = max(port[0] for port in ports)
+    rate, device, evidence, _ = min(ports, key=lambda port: port[0])
+    slow = sum(port[0] <= SLOWER * fastest for port in ports)
+    if rate > SLOWER * fastest or (alone and slow > 1):
+        return None
+    name = device or "a port"
+    return Candidate.rule_cause(
+        "ib-port-rate-below-peers", "communication", "ib_hca_unusable", 0.6, (evidence,),
+        explanation=(f"{name} is up at {rate} Gb/s while the other ports run at {fastest} "
+                     "Gb/s: it trained at a lower speed or on fewer lanes (a cable, a "
+                     "transceiver, a switch port). It works, so nothing fails, but every "
+                     "ring through it runs at its rate and collectives slow on every node."),
+        fix=(f"Reseat or replace the cable and transceiver of {name} and check the switch "
+             "port (mlxlink -d <hca> for width, speed and errors) until it trains at the "
+             "rate of the others; until then leave it out with NCCL_IB_HCA or drain the "
+             "node."),
+        check="ibstat (Rate of every port); mlxlink -d <hca>; iblinkinfo for 'Could be'")

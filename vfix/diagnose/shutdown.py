@@ -38,6 +38,7 @@ KEYWORDS = ("received signal=SIGTERM", "received signal=SIGINT", "KeyboardInterr
             "API server: shutdown triggered",
             "The server is fired up and ready to roll", "Successfully assigned ",
             "Started HTTPService at", ": Connected", ": Ready", '"run_stop"',
+            "notready -> ready",
             "Error waiting on exit barrier", "Reason: nanny-close",
             "worker group successfully finished",
             ") started successfully", "port active", "Port recovery succeeded",
@@ -78,13 +79,15 @@ _EVENTS = (
     # up and ready to roll!"; Ray Serve's controller: "Replica(id='c1r9k6wz',
     # deployment='LLMServer:qwen3-32b', app='llm') started successfully"; Triton: "Started
     # HTTPService at 0.0.0.0:8000"; TGI's router: "router/src/server.rs:2340: Connected"; TEI's:
-    # "router/src/http/server.rs:1797: Ready"
+    # "router/src/http/server.rs:1797: Ready"; NVIDIA Dynamo's worker: "system_status_server:
+    # health status changed: notready -> ready"
     (re.compile(r"\bINFO:\s+Application startup complete\b"
                 r"|\bThe server is fired up and ready to roll\b"
                 r"|\bReplica\(id=.{0,200}\) started successfully\b"
                 r"|\bStarted HTTPService at \S+:\d+"
                 r"|\btext_(?:generation|embeddings)_router\S*: router/\S+: "
-                r"(?:Connected|Ready)\s*$"),
+                r"(?:Connected|Ready)\s*$"
+                r"|\bhealth status changed: notready -> ready\b"),
      Event.READY),
     # vLLM's line just before uvicorn's: "Starting vLLM API server 0 on http://0.0.0.0:8000"
     (re.compile(r"\bStarting vLLM API server (?:\d+ )?on https?://"), Event.LISTENING),
