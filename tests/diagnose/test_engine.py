@@ -89,6 +89,14 @@ def test_megatron_core_s_warnings_are_logged_at_warning_level() -> None:
     assert diagnose_text(log.replace("WARNING ", "ERROR   ")).status is not Status.NO_FAILURE
 
 
+def test_go_pingcap_log_warnings_are_logged_at_warning_level() -> None:
+    log = ('[2026/12/10 03:06:01.114 +00:00] [WARN] [retry_interceptor.go:62] ["retrying of '
+           'unary invoker failed"] [error="rpc error: code = Unavailable desc = error reading '
+           'from server: EOF"]\n')
+    assert diagnose_text(log).status is Status.NO_FAILURE
+    assert diagnose_text(log.replace("[WARN]", "[ERROR]")).status is not Status.NO_FAILURE
+
+
 def test_rust_tracing_warnings_do_not_outrank_the_error() -> None:
     # TGI's launcher logs through Rust's tracing: the WARN about an optional kernel is a note,
     # the ERROR (a GPU too old for the quantised kernels) is the failure
@@ -1002,6 +1010,12 @@ def test_a_nearly_empty_gpu_short_of_the_utilization_means_the_flag_asks_too_muc
     assert result.candidates[0].evidence[0].line == 1
 
 
+def test_the_startup_check_without_a_device_name_is_read_too() -> None:
+    # vLLM releases that print no device: "Free memory on device (21.71/22.49 GiB) on startup"
+    log = _startup_check(21.71, 22.49, 0.98).replace("device cuda:0 (", "device (")
+    assert diagnose_text(log).root_cause == "gpu_memory_utilization_too_high"
+
+
 def test_a_gpu_with_much_memory_taken_at_startup_is_held_by_another_process() -> None:
     assert diagnose_text(_startup_check(18.77, 139.8, 0.92)).root_cause == "stale_gpu_process"
 
@@ -1313,6 +1327,14 @@ def test_a_wait_for_a_peer_that_ends_when_the_server_becomes_ready_is_no_failure
     assert diagnose_text(_RAY_NOT_UP).status is Status.CAUSE_FOUND
     result = diagnose_text(_RAY_NOT_UP + "Ray not ready yet. Retrying in 2 seconds...\n" + _READY)
     assert (result.status, result.root_cause) == (Status.NO_FAILURE, "none")
+
+
+def test_a_validator_waiting_for_the_driver_container_is_over_once_the_server_is_ready() -> None:
+    waiting = ("running command chroot with args [/run/nvidia/driver nvidia-smi]\n"
+               "chroot: failed to run command 'nvidia-smi': No such file or directory\n"
+               "command failed, retrying after 5 seconds\n")
+    assert diagnose_text(waiting).root_cause == "nvidia_driver_missing"
+    assert diagnose_text(waiting + _READY).status is Status.NO_FAILURE
 
 
 def test_a_broken_library_stays_the_cause_although_the_server_became_ready() -> None:
@@ -1783,3 +1805,17 @@ def test_a_launcher_whose_ssh_failed_did_not_finish_the_job_whatever_its_process
            "pdsh@train-h100-01: train-h100-02: ssh exited with exit code 255\n"
            "[2026-12-09 06:30:05,402] [INFO] [launch.py:351:main] Process 0 exits successfully.\n")
     assert diagnose_text(log).root_cause == "launcher_ssh_failed"
+
+
+def test_a_tensorflow_build_without_kernels_for_the_gpu_explains_a_job_that_timed_out() -> None:
+    log = ("2025-12-12 13:10:03.518844: W tensorflow/stream_executor/platform/default/"
+           "dso_loader.cc:64] Could not load dynamic library 'libnvinfer.so.7'; dlerror: "
+           "libnvinfer.so.7: cannot open shared object file: No such file or directory\n"
+           "2025-12-12 13:10:12.694466: W tensorflow/core/common_runtime/gpu/gpu_device.cc:1583] "
+           "TensorFlow was not built with CUDA kernel binaries compatible with compute "
+           "capability 9.0. CUDA kernels will be jit-compiled from PTX, which could take 30 "
+           "minutes or longer.\n")
+    assert diagnose_text(log).status is Status.NO_FAILURE  # a warning, and TF-TRT is optional
+    timed_out = ("slurmstepd: error: *** JOB 5512 ON gpu-h100-02 CANCELLED AT "
+                 "2025-12-12T14:10:03 DUE TO TIME LIMIT ***\n")
+    assert diagnose_text(log + timed_out).root_cause == "cuda_arch_unsupported"

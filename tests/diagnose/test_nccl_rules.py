@@ -423,3 +423,18 @@ def test_ib_without_a_gpu_direct_module_stages_through_host_memory() -> None:
 ])
 def test_gpu_direct_rdma_in_use_or_not_needed_is_no_slowdown(log: str) -> None:
     assert diagnose_text(log).status.value == "no_failure"
+
+
+def test_sockets_over_slingshot_nics_leave_the_fabric_unused() -> None:
+    log = ("nid001401:60214:60392 [0] NCCL INFO NET/Plugin: Could not find: libnccl-net.so. "
+           "Using internal network plugin.\n"
+           "nid001401:60214:60392 [0] NCCL INFO NET/IB : No device found.\n"
+           "nid001401:60214:60392 [0] NCCL INFO NET/Socket : Using [0]hsn0:10.150.2.201<0> "
+           "[1]hsn1:10.150.2.202<0>\n"
+           "nid001401:60214:60392 [0] NCCL INFO Using network Socket\n"
+           "nid001401:60214:60392 [0] NCCL INFO comm 0x7e1d3a0 rank 0 nRanks 16 nNodes 4 "
+           "localRanks 4 localRank 0 MNNVL 0\n"
+           "nid001401:60214:60214 [0] NCCL INFO comm 0x7e1d3a0 rank 0 nranks 16 cudaDev 0 "
+           "busId 3000 - Destroy COMPLETE\n")
+    assert diagnose_text(log).root_cause == "ib_unavailable"
+    assert diagnose_text(log.replace("hsn", "eth")).status.value == "no_failure"

@@ -82,3 +82,27 @@ def test_one_roce_rail_at_half_the_rate_of_the_others() -> None:
     front_end = "".join(ibstat(f"mlx5_{n}", "Active", 400 if n == 0 else 100, "Ethernet")
                         for n in range(3))
     assert diagnose_text(SLOW_STEPS + front_end).root_cause == "none"
+
+
+def test_one_slingshot_nic_at_half_speed_in_ethtool() -> None:
+    speeds = "".join(f"hsn{n}: Speed: {100000 if n == 2 else 200000}Mb/sLink detected: yes\n"
+                     for n in range(4))
+    result = diagnose_text(SLOW_STEPS + speeds)
+    assert result.root_cause == "ib_hca_unusable"
+    assert "hsn2 is up at 100 Gb/s while the other ports run at 200" in (
+        result.candidates[0].explanation)
+    # a management NIC at 1G beside the fabric is not read at all
+    assert port_rates.read("eno1: Speed: 1000Mb/s") is None
+
+
+def test_rates_pasted_through_pdsh_with_a_host_before_each_line() -> None:
+    pdsh = "".join(f"hgx-p1{n}: \t\tRate: 400\nhgx-p1{n}: \t\tState: Active\n" for n in range(4))
+    assert diagnose_text(SLOW_STEPS + pdsh + ibstat("mlx5_3", "Active", 100)).root_cause == (
+        "ib_hca_unusable")
+
+
+def test_state_and_rate_joined_on_one_line_by_a_loop() -> None:
+    ports = "".join(f"mlx5_{n}  State: Active Physical state: LinkUp Rate: "
+                    f"{100 if n == 6 else 400}\n" for n in range(8))
+    assert diagnose_text(SLOW_STEPS + ports).root_cause == "ib_hca_unusable"
+    assert port_rates.read("mlx5_6  State: Down Physical state: Polling Rate: 10") is None

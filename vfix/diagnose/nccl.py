@@ -67,6 +67,9 @@ _GDR_UNLOADED = re.compile(r"GPU Direct RDMA Disabled for HCA \d+ '[^']+' \(no m
 _RDMA_PORT_UP = re.compile(
     r"(?<![Pp]hysical )\bState: Active\b|\bstate:\s+PORT_ACTIVE\b"
     r"|^\s*(?=.*\buverbs\d)(?:(?:issm|umad|uverbs)\d+|rdma_cm)(?:\s+(?:(?:issm|umad|uverbs)\d+|rdma_cm))*\s*$")
+# HPE Slingshot's NICs as the kernel names them ("hsn0:10.150.2.201"): NCCL reaches them through
+# libfabric's cxi provider (the aws-ofi-nccl plugin); sockets over them leave the fabric unused
+_SLINGSHOT = re.compile(r"hsn\d+:")
 # The process that wrote an NCCL line: host and pid of "host:pid:tid [0] NCCL INFO ..."
 _PROCESS = re.compile(r"(?:^|[\s\]])([\w.-]+):(\d+):\d+ \[\d+\] NCCL ")
 # Settings every rank of a communicator must share: "NCCL INFO NCCL_PROTO set by environment to LL"
@@ -233,6 +236,7 @@ class NcclAccumulator:
         self.ib_speeds: dict[str, dict[str, tuple[int, Evidence]]] = {}
         self._fastest_ib: dict[str, int] = {}
         self.rdma_port_up: Evidence | None = None  # the first fabric tool's line of a port up
+        self.slingshot: Evidence | None = None  # NCCL's first line choosing an hsn interface
         # The first Bootstrap/NET/Socket line choosing a host-only interface, and those devices.
         self.host_only: tuple[Evidence, tuple[str, ...]] | None = None
         # address -> the host that first chose it, and that line
@@ -324,6 +328,8 @@ class NcclAccumulator:
         elif kind == "interfaces":
             devices, host = value
             self.interfaces.update(dict.fromkeys(devices))
+            if self.slingshot is None and any(_SLINGSHOT.match(device) for device in devices):
+                self.slingshot = Evidence(line, text, line_source(text))
             if self.host_only is None and (suspects := tuple(filter(host_only, devices))):
                 self.host_only = Evidence(line, text, line_source(text)), suspects
             if host is not None and self.shared_address is None:
@@ -412,15 +418,17 @@ class NcclAccumulator:
 
     @property
     def sockets_beside_rdma(self) -> tuple[Evidence, Evidence] | None:
-        """NCCL's choice of TCP sockets and a fabric tool's line of an RDMA device that is there,
-        when ranks talked across nodes over the sockets (channels via NET/Socket, ranks of two
-        hosts choosing sockets, a communicator of several nodes): the node has a fabric that
-        NCCL left unused (IB disabled by a setting, no verbs library or RDMA devices in the
-        container, no net plugin). The job runs, many times slower."""
+        """NCCL's choice of TCP sockets and a fabric tool's line of an RDMA device that is there
+        (or NCCL's own sockets over HPE Slingshot's hsn NICs, a fabric it reaches only through
+        the aws-ofi-nccl plugin), when ranks talked across nodes over the sockets (channels via
+        NET/Socket, ranks of two hosts choosing sockets, a communicator of several nodes): the
+        node has a fabric that NCCL left unused (IB disabled by a setting, no verbs library or
+        RDMA devices in the container, no net plugin). The job runs, many times slower."""
         across_nodes = (self.transports["NET/Socket"] or len(self._socket_hosts) > 1
                         or self.communicator_nodes > 1)
-        if self.sockets_chosen and self.rdma_port_up and across_nodes:
-            return self.sockets_chosen, self.rdma_port_up
+        fabric = self.rdma_port_up or self.slingshot
+        if self.sockets_chosen and fabric and across_nodes:
+            return self.sockets_chosen, fabric
         return None
 
     @property

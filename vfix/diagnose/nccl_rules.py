@@ -144,7 +144,8 @@ def sockets_beside_rdma_candidate(sockets: Evidence, device: Evidence,
                     "log shows an RDMA port up: the fabric went unused. IB was disabled by a "
                     "setting (NCCL_IB_DISABLE=1 from an image, a module or /etc/nccl.conf), or "
                     "the process could not reach the HCAs (no /dev/infiniband in the "
-                    "container, a missing net plugin). Nothing fails, but collectives run at a "
+                    "container, a missing net plugin: on HPE Slingshot, aws-ofi-nccl for "
+                    "libfabric's cxi provider). Nothing fails, but collectives run at a "
                     "fraction of the fabric's bandwidth.",
         fix="Find and remove what disables IB (env | grep NCCL_; /etc/nccl.conf; the "
             "image's and modules' environment), give containers the RDMA devices, "

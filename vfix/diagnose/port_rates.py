@@ -1,6 +1,7 @@
 """An InfiniBand port that trained below the others, read from the fabric tools' output an
 operator pastes: ibstat's "Rate: 100" and ibstatus's "rate: 100 Gb/sec (4X EDR)" of a port
-that is up, beside ports at 400.
+that is up, beside ports at 400, and ethtool's "hsn2: Speed: 100000Mb/s" of a fabric NIC (HPE
+Slingshot's hsn, RoCE's rdma) beside others at 200000.
 
 A port at a lower speed or on fewer lanes (a cable, a transceiver, a switch port) still works,
 so nothing fails: every ring through it runs at its rate, and the job is slower on every node.
@@ -24,9 +25,10 @@ from vfix.diagnose.model import Candidate, Evidence
 # Lines that may hold a reading; the scanner only hands over lines holding one of these.
 # (cased and spaced as the tools print them: not the "hit rate:" of every vLLM metrics line)
 KEYWORDS = ("CA '", "Infiniband device '", "State: ", "state:\t", "Rate: ", "Gb/sec",
-            "Link layer:", "link_layer:")
+            "Link layer:", "link_layer:", "Speed: ")
 SLOWER = 0.5  # a port at this share of the fastest or below trained wrong; 200 of 400 is
 # NDR200 on a split cable, which a cluster does not mix with NDR on the same fabric
+_MAX_PORTS = 256
 _ETHERNET_PORTS = 3  # RoCE ports compared only among this many or more
 _BLOCK_LINES = 10  # a port's block: its state, rate and link layer are this close
 
@@ -35,24 +37,37 @@ _DEVICE = re.compile(r"(?:^\s*CA|Infiniband device) '(?P<device>[\w.-]+)'")
 # (not the physical state: "phys state: 5: LinkUp", "Physical state: LinkUp")
 _STATE = re.compile(r"^\s*(?:(?!phys|Physical)[\w.-]+:?\s+)?[Ss]tate:\s+(?:\d:\s*)?"
                     r"(?P<state>[A-Za-z]+)\s*$")
-# "Rate: 400" (or "mlx5_0 Rate: 400" from a loop over the devices), "rate: 100 Gb/sec (4X EDR)",
-# and a loop over sysfs's rate files: "mlx5_0 100 Gb/sec (2X HDR)"
-_RATE = re.compile(r"^\s*(?:(?P<device>[a-z][a-z_]*\d+(?:_\d+)?):?\s+)?"
+# "Rate: 400" (or "mlx5_0 Rate: 400" from a loop over the devices, "gpu-p11: \t\tRate: 400" from
+# pdsh), "rate: 100 Gb/sec (4X EDR)", and a loop over sysfs's rate files: "mlx5_0 100 Gb/sec (2X
+# HDR)"
+_RATE = re.compile(r"^\s*(?:[\w.]+-[\w.-]*:\s+)?(?:(?P<device>[a-z][a-z_]*\d+(?:_\d+)?):?\s+)?"
                    r"(?:Rate:\s+(?P<ibstat>\d+)\s*$"
                    r"|rate:\s+(?P<ibstatus>\d+) Gb/sec\b"
                    r"|(?P<sysfs>\d+) Gb/sec \(\d+X \w+\)\s*$)")
 _LAYER = re.compile(r"^\s*(?:Link layer|link_layer):\s+(?P<layer>\w+)")
+# ethtool's speed of a fabric NIC, named on its line ("hsn2: Speed: 100000Mb/s" from a loop over
+# HPE Slingshot's hsn NICs, "rdma3 Speed: 200000Mb/s"): an Ethernet port; not a management or
+# front-end NIC, which runs at a speed of its own
+_ETHTOOL = re.compile(r"^\s*(?P<device>(?:hsn|rdma|ib[ps]?)\d\w*):?\s+Speed:\s+(?P<mbps>\d+)Mb/s")
+# a port's state and rate on one line, from a loop that joined ibstat's lines ("mlx5_6  State:
+# Active Physical state: LinkUp Rate: 100")
+_ONE_LINE = re.compile(r"^\s*(?P<device>[a-z][a-z_]*\d+(?:_\d+)?):?\s+State:\s+(?P<state>\w+)\b"
+                       r".*\bRate:\s+(?P<rate>\d+)\s*$")
 
 
 class Reading(NamedTuple):
     """("device", name), ("state", up: "1" or ""), ("rate", Gb/s, device or ""), ("layer",
-    "InfiniBand" / "Ethernet")."""
+    "InfiniBand" / "Ethernet"), ("port", Gb/s, device, on Ethernet: "1" or ""): a port that is
+    up, read whole from one line."""
 
     kind: str
     value: tuple[str, ...]
 
 
 def read(text: str) -> Reading | None:
+    if found := _ONE_LINE.match(text):
+        up = found["state"].lower() == "active"
+        return Reading("port", (found["rate"], found["device"], "")) if up else None
     if found := _DEVICE.search(text):
         return Reading("device", (found["device"],))
     if found := _STATE.match(text):
@@ -64,6 +79,8 @@ def read(text: str) -> Reading | None:
         return Reading("rate", (found["ibstat"] or found["ibstatus"] or found["sysfs"], device))
     if found := _LAYER.match(text):
         return Reading("layer", (found["layer"],))
+    if found := _ETHTOOL.match(text):
+        return Reading("port", (str(int(found["mbps"]) // 1000), found["device"], "1"))
     return None
 
 
@@ -90,13 +107,17 @@ class PortRates:
             line, up = self._state
             if up or evidence.line - line > _BLOCK_LINES:
                 self._pending = int(value[0]), value[1] or self._device, evidence, False
+        elif kind == "port":
+            self._commit()
+            if len(self.rates) < _MAX_PORTS:
+                self.rates.append((int(value[0]), value[1], evidence, bool(value[2])))
         elif kind == "layer" and self._pending is not None:
             if evidence.line - self._pending[2].line <= _BLOCK_LINES and value[0] != "InfiniBand":
                 self._pending = (*self._pending[:3], True)
             self._commit()
 
     def _commit(self) -> None:
-        if self._pending is not None and len(self.rates) < 256:
+        if self._pending is not None and len(self.rates) < _MAX_PORTS:
             self.rates.append(self._pending)
         self._pending = None
 

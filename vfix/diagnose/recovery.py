@@ -67,10 +67,12 @@ def progress_lines(tail: bytes, last_line: int) -> Progress:
     return Progress(steps, served)
 
 
-# Causes that are a wait while a deployment starts: over once the server is ready, and (the
-# last two) once Kubernetes placed the pod that waited for GPUs, or that a Ray cluster waited for.
+# Causes that are a wait while a deployment starts: over once the server is ready (a driver not
+# there yet too: the GPU Operator's validator retrying until the driver container is up; a server
+# that then became ready on the GPUs found it); and those over once Kubernetes placed the pod that
+# waited for GPUs, or that a Ray cluster waited for.
 _WAITED_OUT = frozenset({"rendezvous_unreachable", "ray_cluster_incomplete", "mps_not_ready",
-                         "imex_not_ready", "gpu_count_insufficient"})
+                         "imex_not_ready", "gpu_count_insufficient", "nvidia_driver_missing"})
 _WAITED_FOR_NODES = frozenset({"gpu_count_insufficient", "ray_cluster_incomplete"})
 
 _SERVED_AFTER = 2  # requests answered after the last failure, to show the server went on

@@ -35,7 +35,7 @@ _PROCESS = re.compile(r"Process (?P<pid>\d+) has (?P<size>[\d.]+) (?P<unit>[KMG]
 # another process holding this share of the GPU or more took what the job sized for
 TAKEN_SHARE = 0.25
 _GIB = {"KiB": 1 / 2**20, "MiB": 1 / 2**10, "GiB": 1.0}
-_FREE_OF_TOTAL = re.compile(r"Free memory on device \S+ \((?P<free>\d+(?:\.\d+)?)/"
+_FREE_OF_TOTAL = re.compile(r"Free memory on device (?:\S+ )?\((?P<free>\d+(?:\.\d+)?)/"
                             r"(?P<total>\d+(?:\.\d+)?) GiB\) on startup is less than")
 
 

@@ -270,7 +270,11 @@ _BENIGN_LEVEL = _Level("INFO|WARNING|DEBUG", "IWD",
                        # Rust's tracing (TGI's launcher): "...T10:05:19.106227Z  WARN target: ";
                        # not its INFO, at which Dynamo relays its workers' stderr
                        r"|\d:\d\d(?:\.\d{1,9})?Z +(?:WARN|DEBUG|TRACE) [\w:]+: "
-                       + _trtllm_level("IWDV"), markers=(_TRTLLM, "Z  WARN ", "Z TRACE "))
+                       # Go's pingcap/log (Milvus): "[2026/12/10 03:06:01.114 +00:00] [WARN]
+                       # [retry_interceptor.go:62] [...]"
+                       r"|^\[[\d/]+ [\d:.]+ [+-]\d\d:\d\d\] \[WARN\] "
+                       + _trtllm_level("IWDV"),
+                       markers=(_TRTLLM, "Z  WARN ", "Z TRACE ", "] [WARN] "))
 # WARNING level only: vLLM's warnings predict ("This can cause ...") rather than report.
 _WARNING_LEVEL = _Level("WARNING", "W", _trtllm_level("W"), markers=(_TRTLLM,))
 
@@ -325,6 +329,11 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|\bis not installed\. Falling back to (?!(?i:cpu)\b)"
                           # aws-ofi-nccl keeping the socket buffer it was given
                           r"|\bUnable to increase max receive buffer size; using current value"
+                          # TensorFlow probing TensorRT for TF-TRT, which it goes on without
+                          # ("Could not load dynamic library 'libnvinfer.so.7'", "TF-TRT
+                          # Warning: Cannot dlopen some TensorRT libraries")
+                          r"|dso_loader\.cc:\d+\] Could not load dynamic library 'libnvinfer"
+                          r"|TF-TRT Warning: Cannot dlopen some TensorRT libraries"
                           # TensorRT's builder probing a tactic that does not fit in memory: it
                           # skips that tactic ("Skipping tactic 3 due to insufficient memory");
                           # a build that fails says so after ("Engine could not be created")
