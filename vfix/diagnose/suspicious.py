@@ -265,8 +265,10 @@ def _trtllm_level(initials: str) -> str:
 # A line logged at INFO/WARNING/DEBUG level reports, it does not fail: vLLM logs handled
 # tracebacks and predictions ("can cause ...") this way.
 _BENIGN_LEVEL = _Level("INFO|WARNING|DEBUG", "IWD",
-                       # and a CLI's level word at the line's start (pip's "WARNING: Retrying")
-                       rf"|\bNCCL INFO\b|^{_HOST_PREFIX}(?:INFO|WARNING|DEBUG): "
+                       # and a CLI's level word at the line's start (pip's "WARNING: Retrying"),
+                       # also after a CI runner's timestamp ("2026-12-12T19:01:35.662Z WARNING:")
+                       rf"|\bNCCL INFO\b|^{_HOST_PREFIX}(?:\d{{4}}-\d\d-\d\dT[\d:.]+Z )?"
+                       r"(?:INFO|WARNING|DEBUG): "
                        # Rust's tracing (TGI's launcher): "...T10:05:19.106227Z  WARN target: ";
                        # not its INFO, at which Dynamo relays its workers' stderr
                        r"|\d:\d\d(?:\.\d{1,9})?Z +(?:WARN|DEBUG|TRACE) [\w:]+: "
@@ -329,6 +331,11 @@ _RUN_GOES_ON = re.compile(r"ld\.so: object .+ cannot be preloaded .*: ignored"
                           r"|\bis not installed\. Falling back to (?!(?i:cpu)\b)"
                           # aws-ofi-nccl keeping the socket buffer it was given
                           r"|\bUnable to increase max receive buffer size; using current value"
+                          # Inductor's autotuning dropping a config that failed ("Runtime error
+                          # during autotuning: / No valid triton configs. OutOfResources: ... /
+                          # Ignoring this choice.")
+                          r"|select_algorithm\.py:\d+\] .*(?:Runtime error during autotuning"
+                          r"|No valid triton configs\.|Ignoring this choice\.)"
                           # TensorFlow probing TensorRT for TF-TRT, which it goes on without
                           # ("Could not load dynamic library 'libnvinfer.so.7'", "TF-TRT
                           # Warning: Cannot dlopen some TensorRT libraries")
@@ -453,13 +460,19 @@ _NOTE_HEADING = re.compile(r"#{2,} "
                            r"|\[?[A-Z]{2,}(?:-[A-Z0-9]+)*(?:-\d{3,}|-[A-Z]+ \d{3,})(?:\]|:? )")
 
 
+# pytest's summary of a test it skipped, with the test's reason ("SKIPPED [1] test/test_fp8.py:22:
+# requires SM90 (got 8.9)"), after a timestamp or not
+_SKIPPED_TEST = re.compile(r"(?:^|\s)SKIPPED \[\d+\] \S+:\d+: ")
+
+
 def is_annotation(text: str) -> bool:
     """Whether the line is a ticket's heading (`_NOTE_HEADING`) or one parenthesised remark
     ("(left over from the previous run: it was killed with SIGKILL)", "(pasted: sacct,
-    dmesg)"): a person's note in a ticket about the log, not a line the log holds. A line that
-    only begins with a group ("(raylet, ip=...) text") is not one."""
+    dmesg)"): a person's note in a ticket about the log, not a line the log holds; or a test
+    pytest skipped, whose reason quotes what the test needs. A line that only begins with a
+    group ("(raylet, ip=...) text") is not one."""
     stripped = text.strip()
-    if _NOTE_HEADING.match(stripped):
+    if _NOTE_HEADING.match(stripped) or _SKIPPED_TEST.search(stripped[:80]):
         return True
     if len(stripped) < 3 or stripped[0] != "(" or stripped[-1] != ")":
         return False
