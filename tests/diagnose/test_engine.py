@@ -1819,3 +1819,31 @@ def test_a_tensorflow_build_without_kernels_for_the_gpu_explains_a_job_that_time
     timed_out = ("slurmstepd: error: *** JOB 5512 ON gpu-h100-02 CANCELLED AT "
                  "2025-12-12T14:10:03 DUE TO TIME LIMIT ***\n")
     assert diagnose_text(log + timed_out).root_cause == "cuda_arch_unsupported"
+
+
+@pytest.mark.parametrize("log", [
+    # pip retrying after a CI runner's timestamp
+    "2026-12-12T19:01:35.662Z WARNING: Retrying (Retry(total=4, connect=None, read=None, "
+    "redirect=None, status=None)) after connection broken by 'ReadTimeoutError(\"Read timed "
+    "out.\")': /simple/expecttest/\n",
+    # a test pytest skipped: its reason quotes what the test needs
+    "2026-12-12T19:05:21.672Z SKIPPED [1] test/inductor/smoke/test_fp8.py:22: requires SM90 "
+    "(got 8.9)\n",
+    # Inductor's autotuning dropping a config that does not fit
+    "E1210 03:12:48.552000 41276 torch/_inductor/select_algorithm.py:2335] [0/0] Runtime error "
+    "during autotuning: \n"
+    "E1210 03:12:48.552000 41276 torch/_inductor/select_algorithm.py:2335] [0/0] No valid triton "
+    "configs. OutOfResources: out of resource: shared memory, Required: 131072, Hardware limit: "
+    "101376. Reducing block sizes or `num_stages` may help.. \n"
+    "E1210 03:12:48.552000 41276 torch/_inductor/select_algorithm.py:2335] [0/0] Ignoring this "
+    "choice.\n",
+])
+def test_notes_a_run_goes_on_from_are_no_failure(log: str) -> None:
+    assert diagnose_text(log).status is Status.NO_FAILURE
+
+
+def test_inductor_raising_when_no_config_fits_is_a_kernel_for_another_gpu() -> None:
+    log = ("torch._inductor.exc.InductorError: NoTritonConfigsError: No valid triton configs. "
+           "OutOfResources: out of resource: shared memory, Required: 131072, Hardware limit: "
+           "101376.\n")
+    assert diagnose_text(log).root_cause == "cuda_arch_unsupported"
