@@ -55,6 +55,16 @@ _ONE_LINE = re.compile(r"^\s*(?P<device>[a-z][a-z_]*\d+(?:_\d+)?):?\s+State:\s+(
                        r".*\bRate:\s+(?P<rate>\d+)\s*$")
 
 
+class Port(NamedTuple):
+    """A port that is up: its rate in Gb/s, its device (or ""), its line, and whether it is on
+    Ethernet."""
+
+    rate: int
+    device: str
+    evidence: Evidence
+    on_ethernet: bool
+
+
 class Reading(NamedTuple):
     """("device", name), ("state", up: "1" or ""), ("rate", Gb/s, device or ""), ("layer",
     "InfiniBand" / "Ethernet"), ("port", Gb/s, device, on Ethernet: "1" or ""): a port that is
@@ -88,11 +98,10 @@ def read(text: str) -> Reading | None:
 class PortRates:
     """The rates of the ports that are up, in the order of the log's lines."""
 
-    # Gb/s, device, line, and whether on Ethernet
-    rates: list[tuple[int, str, Evidence, bool]] = field(default_factory=list)
+    rates: list[Port] = field(default_factory=list)
     _device: str = ""
     _state: tuple[int, bool] = (0, True)  # the last state line's number, and whether up
-    _pending: tuple[int, str, Evidence, bool] | None = None  # a rate waiting for its link layer
+    _pending: Port | None = None  # a rate waiting for its link layer
 
     def add(self, evidence: Evidence, reading: Reading) -> None:
         kind, value = reading
@@ -106,14 +115,15 @@ class PortRates:
             self._commit()
             line, up = self._state
             if up or evidence.line - line > _BLOCK_LINES:
-                self._pending = int(value[0]), value[1] or self._device, evidence, False
+                self._pending = Port(int(value[0]), value[1] or self._device, evidence, False)
         elif kind == "port":
             self._commit()
             if len(self.rates) < _MAX_PORTS:
-                self.rates.append((int(value[0]), value[1], evidence, bool(value[2])))
+                self.rates.append(Port(int(value[0]), value[1], evidence, bool(value[2])))
         elif kind == "layer" and self._pending is not None:
-            if evidence.line - self._pending[2].line <= _BLOCK_LINES and value[0] != "InfiniBand":
-                self._pending = (*self._pending[:3], True)
+            if (evidence.line - self._pending.evidence.line <= _BLOCK_LINES
+                    and value[0] != "InfiniBand"):
+                self._pending = self._pending._replace(on_ethernet=True)
             self._commit()
 
     def _commit(self) -> None:
@@ -125,21 +135,20 @@ class PortRates:
         """ib_hca_unusable for the slowest port that is up when it runs at half the fastest
         one's rate of its link layer or less; None otherwise."""
         self._commit()
-        infiniband = [port for port in self.rates if not port[3]]
-        ethernet = [port for port in self.rates if port[3]]
+        infiniband = [port for port in self.rates if not port.on_ethernet]
+        ethernet = [port for port in self.rates if port.on_ethernet]
         return _slowest(infiniband) or (_slowest(ethernet, alone=True)
                                         if len(ethernet) >= _ETHERNET_PORTS else None)
 
 
-def _slowest(ports: list[tuple[int, str, Evidence, bool]], alone: bool = False
-             ) -> Candidate | None:
+def _slowest(ports: list[Port], alone: bool = False) -> Candidate | None:
     """ib_hca_unusable for the slowest of two or more `ports` when it runs at half the fastest
     one's rate or less (and, `alone`, no other port does)."""
     if len(ports) < 2:
         return None
-    fastest = max(port[0] for port in ports)
-    rate, device, evidence, _ = min(ports, key=lambda port: port[0])
-    slow = sum(port[0] <= SLOWER * fastest for port in ports)
+    fastest = max(port.rate for port in ports)
+    rate, device, evidence, _ = min(ports, key=lambda port: port.rate)
+    slow = sum(port.rate <= SLOWER * fastest for port in ports)
     if rate > SLOWER * fastest or (alone and slow > 1):
         return None
     name = device or "a port"
